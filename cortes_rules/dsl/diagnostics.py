@@ -1,0 +1,80 @@
+"""Diagnostics: one reported problem in a rules file, rendered with a caret."""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+_RULE_HEADER = re.compile(r"^\s*rule\s+(\d+\.\d+[a-z]?)\b")
+_BLOCK_HEADER = re.compile(r"^\s*(map|counters|setup|game)\s+([A-Za-z_]\w*)")
+
+
+@attrs.frozen
+class Span:
+    """A place in a source file: 1-based line and column."""
+
+    path: str
+    line: int
+    column: int
+    end_column: int | None = None
+
+
+@attrs.frozen
+class Diagnostic:
+    """One problem found in a rules file.
+
+    Attributes:
+        span: where it is.
+        message: what is wrong.
+        rule: the number of the rule clause it is in, if any.
+        expected: what would have been accepted there, if known.
+        source_line: the text of the offending line.
+        severity: "error" (the only severity that stops a load) or "warning".
+    """
+
+    span: Span
+    message: str
+    rule: str | None = None
+    expected: tuple[str, ...] = ()
+    source_line: str = ""
+    severity: str = "error"
+
+    def render(self) -> str:
+        """The diagnostic as a compiler would print it."""
+        where = f"{self.span.path}:{self.span.line}:{self.span.column}"
+        context = f" [rule {self.rule}]" if self.rule else ""
+        lines = [f"{where}: {self.severity}: {self.message}{context}"]
+        if self.source_line:
+            text = self.source_line.rstrip("\n").expandtabs(1)
+            lines.append(f"    {text}")
+            width = 1
+            if self.span.end_column and self.span.end_column > self.span.column:
+                width = self.span.end_column - self.span.column
+            lines.append("    " + " " * (self.span.column - 1) + "^" * width)
+        if self.expected:
+            lines.append("  expected: " + ", ".join(self.expected))
+        return "\n".join(lines)
+
+
+def enclosing_block(text: str, line: int) -> str | None:
+    """The number of the rule clause around ``line`` (1-based), by scanning upward.
+
+    Used for syntax errors, where no tree exists yet to say which rule the
+    error is in. Data blocks answer as ``map NAME`` etc.
+    """
+    lines = text.splitlines()
+    for index in range(min(line, len(lines)) - 1, -1, -1):
+        match = _RULE_HEADER.match(lines[index])
+        if match:
+            return match.group(1)
+        block = _BLOCK_HEADER.match(lines[index])
+        if block:
+            return f"{block.group(1)} {block.group(2)}"
+    return None
+
+
+def line_of(text: str, line: int) -> str:
+    """Line ``line`` (1-based) of ``text``, or an empty string."""
+    lines = text.splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else ""

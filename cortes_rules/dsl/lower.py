@@ -1,0 +1,104 @@
+"""Stage 2: the modules of one rulebook into a single :class:`~.ir.Program`.
+
+Lowering gathers the rule clauses of every file, switches optional rules on
+or off, keeps the first map, counter mix and set-ups found, and expands the
+map's statements (blocks of hexes, later lines overriding earlier ones) into
+plain lookup tables. It judges nothing: the checker (:mod:`.check`) reports
+every problem, including those lowering had to step over (a duplicate rule
+number keeps its first clause here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from types import MappingProxyType
+
+from . import ir
+
+
+def lower(modules: Sequence[ir.Module], options: Iterable[str] = ()) -> ir.Program:
+    """Gather parsed modules into one program, keeping enabled rules only.
+
+    Args:
+        modules: parsed files, in load order.
+        options: numbers of the optional rules to switch on.
+    """
+    enabled = frozenset(options)
+    all_rules: list[ir.Rule] = []
+    rules: dict[str, ir.Rule] = {}
+    statements: list[ir.Statement] = []
+    game = None
+    maps: list[ir.MapBlock] = []
+    counters: list[ir.CountersBlock] = []
+    setups: dict[str, ir.SetupBlock] = {}
+    for module in modules:
+        for item in module.items:
+            if isinstance(item, ir.Rule):
+                all_rules.append(item)
+                if item.optional and item.number not in enabled:
+                    continue
+                if item.number not in rules:
+                    rules[item.number] = item
+                    statements.extend(item.statements)
+            elif isinstance(item, ir.GameBlock):
+                game = game or item
+            elif isinstance(item, ir.MapBlock):
+                maps.append(item)
+            elif isinstance(item, ir.CountersBlock):
+                counters.append(item)
+            elif isinstance(item, ir.SetupBlock):
+                setups.setdefault(item.name, item)
+    return ir.Program(
+        modules=tuple(modules), game=game, rules=MappingProxyType(rules),
+        all_rules=tuple(all_rules), options=enabled, statements=tuple(statements),
+        map=lower_map(maps[0]) if maps else None,
+        counters=counters[0] if counters else None,
+        setups=MappingProxyType(setups))
+
+
+def hex_block(first: str, last: str) -> list[str]:
+    """Every hex id in the rectangle of columns and rows spanned by two corners."""
+    c1, r1, c2, r2 = int(first[:2]), int(first[2:]), int(last[:2]), int(last[2:])
+    return [f"{c:02d}{r:02d}"
+            for c in range(min(c1, c2), max(c1, c2) + 1)
+            for r in range(min(r1, r2), max(r1, r2) + 1)]
+
+
+def lower_map(block: ir.MapBlock) -> ir.MapData:
+    """Expand a map block's statements into lookup tables."""
+    odd_low = True
+    hexes: dict[str, frozenset[str]] = {}
+    hexsides: dict[frozenset[str], frozenset[str]] = {}
+    zones: dict[int, str] = {}
+    borders: dict[int, set[str]] = {}
+    touches: dict[int, set[int]] = {}
+    places: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for statement in block.statements:
+        if isinstance(statement, ir.Grid):
+            odd_low = statement.low_columns == "odd"
+        elif isinstance(statement, ir.HexBlock):
+            for hex_id in hex_block(statement.first, statement.last):
+                hexes[hex_id] = frozenset(statement.terrain)
+        elif isinstance(statement, ir.HexTerrain):
+            for hex_id in statement.hexes:
+                hexes[hex_id] = frozenset(statement.terrain)
+        elif isinstance(statement, ir.HexsideFeature):
+            key = frozenset((statement.a, statement.b))
+            hexsides[key] = hexsides.get(key, frozenset()) | frozenset(statement.features)
+        elif isinstance(statement, ir.ZoneDecl):
+            zones[statement.number] = statement.label
+        elif isinstance(statement, ir.ZoneBorders):
+            borders.setdefault(statement.number, set()).update(statement.hexes)
+        elif isinstance(statement, ir.ZoneTouches):
+            for other in statement.others:
+                touches.setdefault(statement.number, set()).add(other)
+                touches.setdefault(other, set()).add(statement.number)
+        elif isinstance(statement, ir.PlaceDecl):
+            places[statement.name] = (statement.label, statement.hexes)
+    return ir.MapData(
+        name=block.name, label=block.label, notes=block.notes, odd_columns_low=odd_low,
+        hexes=MappingProxyType(hexes), hexsides=MappingProxyType(hexsides),
+        zones=MappingProxyType(zones),
+        zone_borders=MappingProxyType({k: frozenset(v) for k, v in borders.items()}),
+        zone_touches=MappingProxyType({k: frozenset(v) for k, v in touches.items()}),
+        places=MappingProxyType(places), block=block)

@@ -1,0 +1,432 @@
+"""Stage 1: rules-language text to IR (:mod:`.ir`), with lark.
+
+The grammar lives in ``grammar/rules.lark``. Parsing is LALR with lark's
+contextual lexer; a syntax error becomes a :class:`~cortes_rules.errors.RulesSyntaxError`
+whose diagnostic gives file:line:column, the line with a caret, what the
+parser expected there, and the number of the rule clause around it.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import lark
+from lark import Token, Transformer, v_args
+
+from .._resources import grammar_path
+from ..errors import RulesSyntaxError
+from . import ir
+from .diagnostics import Diagnostic, Span, enclosing_block, line_of
+
+# Readable names for the grammar's terminals, used in "expected: ..." lines.
+_TERMINAL_NAMES = {
+    "NAME": "a name", "STRING": "a quoted string", "INT": "a whole number",
+    "SIGNED_INT": "a number", "RULE_NO": "a rule number such as 8.14",
+    "RATIO": "odds such as 3:1", "RESULT": "a result such as 1/2", "DICE": "dice such as 2d6",
+    "HEX_ID": "a four-digit hex id", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('",
+    "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'",
+    "EQUAL": "'='", "SLASH": "'/'", "DOT": "'.'", "COMPARE": "a comparison",
+    "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or 'mod'", "ACTION": "an action kind",
+    "CONTEXT": "an evaluation context", "ROLE": "a role", "DIRECTION": "left or right",
+    "TERRAIN_KIND": "natural or artificial", "WHEN_SHIFTS": "after or before",
+    "ACTIVITY": "movement or combat", "GRID_SHIFT": "odd or even", "$END": "end of file",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> lark.Lark:
+    return lark.Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr",
+                     propagate_positions=True, maybe_placeholders=True)
+
+
+def _expected(names: set[str] | frozenset[str]) -> tuple[str, ...]:
+    readable = set()
+    for name in names:
+        if name in _TERMINAL_NAMES:
+            readable.add(_TERMINAL_NAMES[name])
+        elif name.isupper():
+            readable.add(repr(name.lower()))
+        else:
+            readable.add(name)
+    return tuple(sorted(readable))
+
+
+def parse_text(text: str, path: str = "<string>") -> ir.Module:
+    """Parse one rules file's text into an IR module.
+
+    Raises:
+        RulesSyntaxError: the text does not follow the grammar.
+    """
+    try:
+        tree = _parser().parse(text)
+    except lark.UnexpectedInput as error:
+        line = getattr(error, "line", 1) or 1
+        column = getattr(error, "column", 1) or 1
+        if isinstance(error, lark.UnexpectedToken):
+            found = "end of file" if error.token.type == "$END" else repr(str(error.token))
+            message = f"unexpected {found}"
+            expected = _expected(error.accepts or error.expected)
+        elif isinstance(error, lark.UnexpectedCharacters):
+            message = f"unexpected character {text[error.pos_in_stream]!r}"
+            expected = _expected(error.allowed or set())
+        else:
+            message = "unexpected end of file"
+            expected = _expected(getattr(error, "expected", set()))
+        diagnostic = Diagnostic(Span(path, line, column), message,
+                                rule=enclosing_block(text, line), expected=expected,
+                                source_line=line_of(text, line))
+        raise RulesSyntaxError([diagnostic]) from None
+    items = _ToIR(path).transform(tree)
+    return ir.Module(path=path, text=text, items=tuple(items.children))
+
+
+def _string(token: Token) -> str:
+    return str(token)[1:-1]
+
+
+@v_args(meta=True)
+class _ToIR(Transformer):  # type: ignore[type-arg]
+    """Turns lark's parse tree into IR nodes, one method per grammar rule."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def _span(self, meta: Any) -> Span:
+        if getattr(meta, "empty", True):
+            return Span(self.path, 1, 1)
+        end = meta.end_column if meta.end_line == meta.line else None
+        return Span(self.path, meta.line, meta.column, end)
+
+    def _tok(self, token: Token) -> Span:
+        return Span(self.path, token.line or 1, token.column or 1,
+                    (token.column or 1) + len(str(token)))
+
+    # -------------------------------------------------------------- game
+    def game_block(self, meta: Any, c: list[Any]) -> ir.GameBlock:
+        sources = tuple(v for k, v in c[2:] if k == "source")
+        notes = tuple(v for k, v in c[2:] if k == "note")
+        return ir.GameBlock(str(c[0]), _string(c[1]), sources, notes, self._span(meta))
+
+    def source(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("source", _string(c[0]))
+
+    def note(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("note", _string(c[0]))
+
+    # -------------------------------------------------------------- rules
+    def rule(self, meta: Any, c: list[Any]) -> ir.Rule:
+        number, title, optional, *body = c
+        summary = None
+        interpretations: list[str] = []
+        statements: list[Any] = []
+        for item in body:
+            if isinstance(item, tuple) and item[0] == "summary":
+                summary = item[1]
+            elif isinstance(item, tuple) and item[0] == "interpretation":
+                interpretations.append(item[1])
+            else:
+                statements.append(attrs_evolve_rule(item, str(number)))
+        return ir.Rule(str(number), _string(title), optional is not None, summary,
+                       tuple(interpretations), tuple(statements), self._span(meta))
+
+    def optional(self, meta: Any, c: list[Any]) -> bool:
+        return True
+
+    def summary(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("summary", _string(c[0]))
+
+    def interpretation(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("interpretation", _string(c[0]))
+
+    def side_decl(self, meta: Any, c: list[Any]) -> ir.SideDecl:
+        return ir.SideDecl(str(c[0]), _string(c[1]), "", self._span(meta))
+
+    def flag_decl(self, meta: Any, c: list[Any]) -> ir.FlagDecl:
+        return ir.FlagDecl(str(c[0]), _string(c[1]), "", self._span(meta))
+
+    def property_decl(self, meta: Any, c: list[Any]) -> ir.PropertyDecl:
+        return ir.PropertyDecl(str(c[0]), _string(c[1]), c[2], "", self._span(meta))
+
+    def class_decl(self, meta: Any, c: list[Any]) -> ir.ClassDecl:
+        return ir.ClassDecl(str(c[0]), _string(c[1]), str(c[2]), c[3] or (), "",
+                            self._span(meta))
+
+    def terrain_decl(self, meta: Any, c: list[Any]) -> ir.TerrainDecl:
+        return ir.TerrainDecl(str(c[0]), _string(c[1]), str(c[2]), "", self._span(meta))
+
+    def hexside_decl(self, meta: Any, c: list[Any]) -> ir.HexsideDecl:
+        return ir.HexsideDecl(str(c[0]), _string(c[1]), "", self._span(meta))
+
+    def table_decl(self, meta: Any, c: list[Any]) -> ir.TableDecl:
+        name, label, *rest = c
+        columns = tuple(x for x in rest if not isinstance(x, ir.TableRow))
+        rows = tuple(x for x in rest if isinstance(x, ir.TableRow))
+        return ir.TableDecl(str(name), _string(label), columns, rows, "", self._span(meta))
+
+    def table_row(self, meta: Any, c: list[Any]) -> ir.TableRow:
+        return ir.TableRow(c[0], tuple(c[1:]), self._span(meta))
+
+    def int_cell(self, meta: Any, c: list[Any]) -> ir.IntCell:
+        return ir.IntCell(int(c[0]), self._tok(c[0]))
+
+    def ratio_cell(self, meta: Any, c: list[Any]) -> ir.RatioCell:
+        a, b = str(c[0]).split(":")
+        return ir.RatioCell(int(a), int(b), self._tok(c[0]))
+
+    def result_cell(self, meta: Any, c: list[Any]) -> ir.ResultCell:
+        a, b = str(c[0]).split("/")
+        return ir.ResultCell(int(a), int(b), self._tok(c[0]))
+
+    def name_cell(self, meta: Any, c: list[Any]) -> ir.NameCell:
+        return ir.NameCell(str(c[0]), self._tok(c[0]))
+
+    def keyed_cell(self, meta: Any, c: list[Any]) -> ir.KeyedCell:
+        return ir.KeyedCell(tuple(c), self._span(meta))
+
+    def keyed_entry(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
+        return (str(c[0]), c[1])
+
+    def dice_decl(self, meta: Any, c: list[Any]) -> ir.DiceDecl:
+        count, faces = str(c[1]).split("d")
+        return ir.DiceDecl(str(c[0]), int(count), int(faces), "", self._span(meta))
+
+    def define(self, meta: Any, c: list[Any]) -> ir.Define:
+        return ir.Define(str(c[0]), str(c[1]), c[2], "", self._span(meta))
+
+    def cost(self, meta: Any, c: list[Any]) -> ir.Cost:
+        return ir.Cost(str(c[0]), c[1], c[2], "", self._span(meta))
+
+    def cost_override(self, meta: Any, c: list[Any]) -> Any:
+        return c[0]
+
+    def forbid(self, meta: Any, c: list[Any]) -> ir.Forbid:
+        return ir.Forbid(str(c[0]), c[1], "", self._span(meta))
+
+    def permit(self, meta: Any, c: list[Any]) -> ir.Permit:
+        return ir.Permit(str(c[0]), str(c[1]), c[2], c[3] is not None, "", self._span(meta))
+
+    def spend_all(self, meta: Any, c: list[Any]) -> bool:
+        return True
+
+    def stacking(self, meta: Any, c: list[Any]) -> ir.Stacking:
+        return ir.Stacking(str(c[0]), c[1], "", self._span(meta))
+
+    def overstack(self, meta: Any, c: list[Any]) -> ir.Overstack:
+        return ir.Overstack(str(c[0]), "", self._span(meta))
+
+    def one_group(self, meta: Any, c: list[Any]) -> ir.OneGroup:
+        return ir.OneGroup("", self._span(meta))
+
+    def odds(self, meta: Any, c: list[Any]) -> ir.Odds:
+        return ir.Odds(c[0], c[1], c[2], "", self._span(meta))
+
+    def shift(self, meta: Any, c: list[Any]) -> ir.Shift:
+        amount = int(c[0])
+        return ir.Shift(amount if str(c[1]) == "right" else -amount, c[2], "", self._span(meta))
+
+    def shifts_cumulative(self, meta: Any, c: list[Any]) -> ir.ShiftsCumulative:
+        return ir.ShiftsCumulative("", self._span(meta))
+
+    def clamp(self, meta: Any, c: list[Any]) -> ir.Clamp:
+        return ir.Clamp(str(c[0]), str(c[1]) == "after", "", self._span(meta))
+
+    def resolve(self, meta: Any, c: list[Any]) -> ir.Resolve:
+        return ir.Resolve(str(c[0]), str(c[1]), str(c[2]), "", self._span(meta))
+
+    def results(self, meta: Any, c: list[Any]) -> ir.Results:
+        return ir.Results(str(c[0]), str(c[1]), c[2], "", self._span(meta))
+
+    def order(self, meta: Any, c: list[Any]) -> str:
+        return str(c[0])
+
+    def advance(self, meta: Any, c: list[Any]) -> ir.Advance:
+        return ir.Advance(int(c[0]), c[1], "", self._span(meta))
+
+    def sequence(self, meta: Any, c: list[Any]) -> ir.Sequence:
+        return ir.Sequence(str(c[0]), tuple(c[1:]), "", self._span(meta))
+
+    def phase(self, meta: Any, c: list[Any]) -> ir.Phase:
+        return ir.Phase(str(c[0]), _string(c[1]), str(c[2]),
+                        str(c[3]) if c[3] is not None else None, self._span(meta))
+
+    def name_list(self, meta: Any, c: list[Any]) -> tuple[str, ...]:
+        return tuple(str(x) for x in c)
+
+    # -------------------------------------------------------------- expressions
+    def or_(self, meta: Any, c: list[Any]) -> ir.BoolOp:
+        return ir.BoolOp("or", c[0], c[1], self._span(meta))
+
+    def and_(self, meta: Any, c: list[Any]) -> ir.BoolOp:
+        return ir.BoolOp("and", c[0], c[1], self._span(meta))
+
+    def not_(self, meta: Any, c: list[Any]) -> ir.Not:
+        return ir.Not(c[0], self._span(meta))
+
+    def compare(self, meta: Any, c: list[Any]) -> ir.Compare:
+        return ir.Compare(str(c[1]), c[0], c[2], self._span(meta))
+
+    def member(self, meta: Any, c: list[Any]) -> ir.Member:
+        return ir.Member(c[0], c[1], False, self._span(meta))
+
+    def not_member(self, meta: Any, c: list[Any]) -> ir.Member:
+        return ir.Member(c[0], c[1], True, self._span(meta))
+
+    def is_(self, meta: Any, c: list[Any]) -> ir.Is:
+        return ir.Is(c[0], "is", str(c[1]), self._tok(c[1]), self._span(meta))
+
+    def has(self, meta: Any, c: list[Any]) -> ir.Is:
+        return ir.Is(c[0], "has", str(c[1]), self._tok(c[1]), self._span(meta))
+
+    def arith(self, meta: Any, c: list[Any]) -> ir.Arith:
+        return ir.Arith(str(c[1]), c[0], c[2], self._span(meta))
+
+    def neg(self, meta: Any, c: list[Any]) -> ir.Neg:
+        return ir.Neg(c[0], self._span(meta))
+
+    def attribute(self, meta: Any, c: list[Any]) -> ir.Attr:
+        return ir.Attr(c[0], str(c[1]), self._span(meta))
+
+    def index(self, meta: Any, c: list[Any]) -> ir.Index:
+        return ir.Index(c[0], c[1], self._span(meta))
+
+    def int_lit(self, meta: Any, c: list[Any]) -> ir.IntLit:
+        return ir.IntLit(int(c[0]), self._tok(c[0]))
+
+    def name(self, meta: Any, c: list[Any]) -> ir.Name:
+        return ir.Name(str(c[0]), self._tok(c[0]))
+
+    def true_lit(self, meta: Any, c: list[Any]) -> ir.BoolLit:
+        return ir.BoolLit(True, self._span(meta))
+
+    def false_lit(self, meta: Any, c: list[Any]) -> ir.BoolLit:
+        return ir.BoolLit(False, self._span(meta))
+
+    def set_lit(self, meta: Any, c: list[Any]) -> ir.SetLit:
+        return ir.SetLit(tuple(x for x in c if x is not None), self._span(meta))
+
+    def call(self, meta: Any, c: list[Any]) -> ir.Call:
+        func, (kind, parts), *extra = c
+        span = self._span(meta)
+        if kind == "plain":
+            return ir.Call(str(func), (parts[0], *extra), None, None, None, None, span)
+        if kind == "filter":  # f(x in S where C)
+            binder, domain = self._binding(parts[0])
+            return ir.Call(str(func), tuple(extra), binder, domain, None, parts[1], span)
+        element, binding, *where = parts  # f(E for x in S [where C])
+        binder, domain = self._binding(binding)
+        return ir.Call(str(func), tuple(extra), binder, domain, element,
+                       where[0] if where else None, span)
+
+    def _binding(self, expr: Any) -> tuple[str, Any]:
+        if isinstance(expr, ir.Member) and not expr.negated and isinstance(expr.item, ir.Name):
+            return expr.item.id, expr.collection
+        raise RulesSyntaxError([Diagnostic(
+            expr.span, "expected 'NAME in COLLECTION' before 'where' or after 'for'",
+            source_line="")])
+
+    def plain_arg(self, meta: Any, c: list[Any]) -> tuple[str, list[Any]]:
+        return ("plain", c)
+
+    def filter_arg(self, meta: Any, c: list[Any]) -> tuple[str, list[Any]]:
+        return ("filter", c)
+
+    def gen_arg(self, meta: Any, c: list[Any]) -> tuple[str, list[Any]]:
+        return ("gen", c)
+
+    def gen_filter_arg(self, meta: Any, c: list[Any]) -> tuple[str, list[Any]]:
+        return ("gen", c)
+
+    # -------------------------------------------------------------- map
+    def map_block(self, meta: Any, c: list[Any]) -> ir.MapBlock:
+        name, label, *body = c
+        notes = tuple(x[1] for x in body if isinstance(x, tuple))
+        statements = tuple(x for x in body if not isinstance(x, tuple))
+        return ir.MapBlock(str(name), _string(label), notes, statements, self._span(meta))
+
+    def map_note(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("note", _string(c[0]))
+
+    def grid(self, meta: Any, c: list[Any]) -> ir.Grid:
+        return ir.Grid(str(c[0]), self._span(meta))
+
+    def hex_terrain(self, meta: Any, c: list[Any]) -> ir.HexTerrain:
+        return ir.HexTerrain(tuple(str(x) for x in c[:-1]), c[-1], self._span(meta))
+
+    def hex_block(self, meta: Any, c: list[Any]) -> ir.HexBlock:
+        return ir.HexBlock(str(c[0]), str(c[1]), c[2], self._span(meta))
+
+    def hexside_feature(self, meta: Any, c: list[Any]) -> ir.HexsideFeature:
+        return ir.HexsideFeature(str(c[0]), str(c[1]), c[2], self._span(meta))
+
+    def zone(self, meta: Any, c: list[Any]) -> ir.ZoneDecl:
+        return ir.ZoneDecl(int(c[0]), _string(c[1]), self._span(meta))
+
+    def zone_borders(self, meta: Any, c: list[Any]) -> ir.ZoneBorders:
+        return ir.ZoneBorders(int(c[0]), tuple(str(x) for x in c[1:]), self._span(meta))
+
+    def zone_touches(self, meta: Any, c: list[Any]) -> ir.ZoneTouches:
+        return ir.ZoneTouches(int(c[0]), tuple(int(x) for x in c[1:]), self._span(meta))
+
+    def place(self, meta: Any, c: list[Any]) -> ir.PlaceDecl:
+        return ir.PlaceDecl(str(c[0]), _string(c[1]), tuple(str(x) for x in c[2:]),
+                            self._span(meta))
+
+    # -------------------------------------------------------------- counters
+    def counters_block(self, meta: Any, c: list[Any]) -> ir.CountersBlock:
+        name, label, *body = c
+        notes = tuple(x[1] for x in body if isinstance(x, tuple))
+        counters = tuple(x for x in body if isinstance(x, ir.CounterDecl))
+        return ir.CountersBlock(str(name), _string(label), notes, counters, self._span(meta))
+
+    def counters_note(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("note", _string(c[0]))
+
+    def counter(self, meta: Any, c: list[Any]) -> ir.CounterDecl:
+        ident, label, cls, *attributes = c
+        fields: dict[str, Any] = {"steps": None, "combat": (), "move": None, "flags": ()}
+        properties = []
+        for key, value in attributes:
+            if key == "property":
+                properties.append(value)
+            else:
+                fields[key] = value
+        return ir.CounterDecl(str(ident), _string(label), str(cls), fields["steps"],
+                              fields["combat"], fields["move"], fields["flags"],
+                              tuple(properties), self._span(meta))
+
+    def steps_attr(self, meta: Any, c: list[Any]) -> tuple[str, int]:
+        return ("steps", int(c[0]))
+
+    def combat_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[int, ...]]:
+        return ("combat", tuple(int(x) for x in c))
+
+    def move_attr(self, meta: Any, c: list[Any]) -> tuple[str, int]:
+        return ("move", int(c[0]))
+
+    def flags_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[str, ...]]:
+        return ("flags", c[0])
+
+    def property_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[str, str]]:
+        return ("property", (str(c[0]), str(c[1])))
+
+    # -------------------------------------------------------------- set-ups
+    def setup_block(self, meta: Any, c: list[Any]) -> ir.SetupBlock:
+        name, label, *body = c
+        notes = tuple(x[1] for x in body if isinstance(x, tuple))
+        placements = tuple(x for x in body if isinstance(x, ir.Placement))
+        return ir.SetupBlock(str(name), _string(label), notes, placements, self._span(meta))
+
+    def setup_note(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("note", _string(c[0]))
+
+    def setup_place(self, meta: Any, c: list[Any]) -> ir.Placement:
+        return ir.Placement(c[0], str(c[1]), self._span(meta))
+
+
+def attrs_evolve_rule(statement: Any, number: str) -> Any:
+    """Stamp a statement with the number of the rule clause it appears in."""
+    import attrs
+
+    return attrs.evolve(statement, rule=number)

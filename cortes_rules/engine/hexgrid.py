@@ -1,0 +1,82 @@
+"""Hex geometry for maps whose hexes stand in vertical columns (flat-topped).
+
+Hex ids are four digits CCRR: column then row. In a grid whose odd columns
+sit half a hex lower ("odd columns low", the Cortés map), hex (c, r) with c
+odd touches (c+1, r) and (c+1, r+1); with c even it touches (c+1, r-1) and
+(c+1, r). The other arrangement ("even columns low") mirrors that.
+
+Directions are numbered clockwise from north: 0 N, 1 NE, 2 SE, 3 S, 4 SW,
+5 NW, so direction d is opposite direction (d + 3) mod 6.
+"""
+
+from __future__ import annotations
+
+from ..errors import NotationError
+
+Coord = tuple[int, int]
+
+
+def parse_hex(hex_id: str) -> Coord:
+    """``"2910"`` -> ``(29, 10)``."""
+    if len(hex_id) != 4 or not hex_id.isdigit():
+        raise NotationError(f"not a four-digit hex id: {hex_id!r}")
+    return int(hex_id[:2]), int(hex_id[2:])
+
+
+def format_hex(coord: Coord) -> str:
+    """``(29, 10)`` -> ``"2910"``."""
+    column, row = coord
+    return f"{column:02d}{row:02d}"
+
+
+def _is_low(column: int, odd_columns_low: bool) -> bool:
+    return (column % 2 == 1) == odd_columns_low
+
+
+def neighbour_coords(coord: Coord, odd_columns_low: bool = True) -> tuple[Coord, ...]:
+    """The six neighbours of a hex, in direction order N, NE, SE, S, SW, NW."""
+    column, row = coord
+    if _is_low(column, odd_columns_low):
+        upper, lower = row, row + 1
+    else:
+        upper, lower = row - 1, row
+    return ((column, row - 1), (column + 1, upper), (column + 1, lower),
+            (column, row + 1), (column - 1, lower), (column - 1, upper))
+
+
+def neighbours(hex_id: str, odd_columns_low: bool = True) -> tuple[str, ...]:
+    """Ids of the six neighbours (some may lie off the map), direction order."""
+    return tuple(format_hex(c) for c in neighbour_coords(parse_hex(hex_id), odd_columns_low)
+                 if 0 <= c[0] <= 99 and 0 <= c[1] <= 99)
+
+
+def direction(source: str, target: str, odd_columns_low: bool = True) -> int | None:
+    """The direction (0-5) from ``source`` to an adjacent ``target``, else None."""
+    coords = neighbour_coords(parse_hex(source), odd_columns_low)
+    goal = parse_hex(target)
+    for index, coord in enumerate(coords):
+        if coord == goal:
+            return index
+    return None
+
+
+def adjacent(a: str, b: str, odd_columns_low: bool = True) -> bool:
+    """Whether two hexes share a hexside."""
+    return direction(a, b, odd_columns_low) is not None
+
+
+def _cube(coord: Coord, odd_columns_low: bool) -> tuple[int, int, int]:
+    """Offset coordinates to cube coordinates (x + y + z == 0)."""
+    column, row = coord
+    if odd_columns_low:
+        z = row - (column - (column % 2)) // 2
+    else:
+        z = row - (column + (column % 2)) // 2
+    return column, -column - z, z
+
+
+def distance(a: str, b: str, odd_columns_low: bool = True) -> int:
+    """The number of hex steps between two hexes."""
+    ax, ay, az = _cube(parse_hex(a), odd_columns_low)
+    bx, by, bz = _cube(parse_hex(b), odd_columns_low)
+    return max(abs(ax - bx), abs(ay - by), abs(az - bz))

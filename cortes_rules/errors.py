@@ -1,0 +1,75 @@
+"""The exceptions of cortes_rules, all rooted in :class:`CortesRulesError`.
+
+They are split by cause, so a caller can tell a broken rulebook from an
+illegal move from a bad record:
+
+- :class:`RulesSyntaxError`: a rules file does not parse.
+- :class:`RulesCheckError`: a rules file parses but the checker found
+  problems (every diagnostic is reported at once).
+- :class:`IllegalActionError`: an action is not legal in a state; it names
+  the rules that forbid it.
+- :class:`NotationError`: an action's text form does not parse.
+- :class:`RecordError`: a saved game record is bad; it names the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .dsl.diagnostics import Diagnostic
+
+
+class CortesRulesError(Exception):
+    """Root of every error this library raises on purpose."""
+
+
+class RulesError(CortesRulesError):
+    """A rules file cannot be used; carries one or more diagnostics."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(d.render() for d in self.diagnostics))
+
+
+class RulesSyntaxError(RulesError):
+    """A rules file does not follow the grammar (grammar/rules.lark)."""
+
+
+class RulesCheckError(RulesError):
+    """The checker rejected the rules: unknown names, type errors, duplicates..."""
+
+
+class IllegalActionError(CortesRulesError):
+    """An action was applied in a state where it is not legal.
+
+    Attributes:
+        action: the rejected action.
+        reasons: ``(rule number, explanation)`` pairs; the rule number is
+            ``None`` for engine-level reasons (wrong phase, unknown unit).
+    """
+
+    def __init__(self, action: object, reasons: Sequence[tuple[str | None, str]]) -> None:
+        self.action = action
+        self.reasons = tuple(reasons)
+        text = "; ".join(f"[{r}] {m}" if r else m for r, m in self.reasons)
+        super().__init__(f"illegal action {action}: {text}")
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The numbers of the rules that forbid the action."""
+        return tuple(r for r, _ in self.reasons if r)
+
+
+class NotationError(CortesRulesError, ValueError):
+    """The text form of an action (or a hex id, a unit id) does not parse."""
+
+
+class RecordError(CortesRulesError):
+    """A game record cannot be replayed; names the file and line."""
+
+    def __init__(self, message: str, *, path: str = "<record>", line: int = 0) -> None:
+        self.path = path
+        self.line = line
+        super().__init__(f"{path}:{line}: {message}")

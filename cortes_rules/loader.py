@@ -1,0 +1,130 @@
+"""Finding, reading and compiling a rulebook: the front end's driver.
+
+A rulebook is a folder of ``*.rules`` files, read in name order (the number
+that starts each file name keeps the sections in rulebook order). The
+shipped ones are found by name (``"cortes"``); any folder or single file can
+be given by path. A replacement map, counter mix or set-up file may be
+given: its blocks then stand in for the folder's own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from ._resources import data_dir
+from .dsl import ir
+from .dsl.check import check, errors_only
+from .dsl.diagnostics import Diagnostic
+from .dsl.lower import lower
+from .dsl.parse import parse_text
+from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError
+
+StrPath = str | os.PathLike[str]
+
+
+def shipped_rulebooks() -> list[str]:
+    """Names of the rulebooks installed with the package."""
+    root = data_dir("rulebook")
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.rules")))
+
+
+def resolve(name_or_path: StrPath) -> Path:
+    """A shipped rulebook's folder by name, or the given path."""
+    path = Path(name_or_path)
+    if path.exists():
+        return path
+    if isinstance(name_or_path, str) and "/" not in name_or_path and "\\" not in name_or_path:
+        candidate = data_dir("rulebook") / name_or_path
+        if candidate.is_dir():
+            return candidate
+    known = ", ".join(shipped_rulebooks())
+    raise CortesRulesError(f"no rulebook {str(name_or_path)!r}: not a path, and not one of "
+                           f"the shipped rulebooks ({known})")
+
+
+def rule_files(path: Path) -> list[Path]:
+    """The rules files of a rulebook folder (or the single file given)."""
+    if path.is_file():
+        return [path]
+    files = sorted(path.glob("*.rules"))
+    if not files:
+        raise CortesRulesError(f"{path}: no *.rules files in this folder")
+    return files
+
+
+def display_path(path: Path) -> str:
+    """A path as diagnostics show it: relative to the working folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def parse_files(files: Iterable[Path]) -> list[ir.Module]:
+    """Parse every file, reporting the syntax errors of all of them together."""
+    modules, problems = [], []
+    for file in files:
+        try:
+            modules.append(parse_text(file.read_text(encoding="utf-8"), display_path(file)))
+        except RulesSyntaxError as error:
+            problems.extend(error.diagnostics)
+    if problems:
+        raise RulesSyntaxError(problems)
+    return modules
+
+
+_REPLACEABLE = {"map": ir.MapBlock, "counters": ir.CountersBlock, "setups": ir.SetupBlock}
+
+
+def compile_rulebook(name_or_path: StrPath, *, options: Iterable[str] = (),
+                     replace: dict[str, StrPath] | None = None,
+                     ) -> tuple[ir.Program, list[Diagnostic]]:
+    """Parse, lower and check a rulebook.
+
+    Args:
+        name_or_path: a shipped rulebook's name, a folder, or one file.
+        options: optional rules to switch on, by number ("11.4"), or "all".
+        replace: files whose map / counters / setups blocks replace the
+            rulebook's own, keyed by ``"map"``, ``"counters"``, ``"setups"``.
+
+    Returns:
+        The program and its warnings.
+
+    Raises:
+        RulesSyntaxError: a file does not parse.
+        RulesCheckError: the checker found errors (all are reported).
+    """
+    modules = parse_files(rule_files(resolve(name_or_path)))
+    for kind, path in (replace or {}).items():
+        if kind not in _REPLACEABLE:
+            raise CortesRulesError(f"cannot replace {kind!r}: only {sorted(_REPLACEABLE)}")
+        dropped = _REPLACEABLE[kind]
+        modules = [ir.Module(m.path, m.text, tuple(i for i in m.items
+                                                    if not isinstance(i, dropped)))
+                   for m in modules]
+        modules.extend(parse_files(rule_files(Path(path))))
+    wanted = list(options)
+    optional = {r.number for m in modules for r in m.items if isinstance(r, ir.Rule) and r.optional}
+    if wanted == ["all"]:
+        wanted = sorted(optional)
+    unknown = sorted(set(wanted) - optional)
+    if unknown:
+        raise CortesRulesError(f"no optional rule numbered {', '.join(unknown)} "
+                               f"(optional rules: {', '.join(sorted(optional)) or 'none'})")
+    program = lower(modules, wanted)
+    diagnostics = check(program)
+    errors = errors_only(diagnostics)
+    if errors:
+        raise RulesCheckError(errors)
+    return program, [d for d in diagnostics if d.severity != "error"]
+
+
+def check_path(name_or_path: StrPath) -> list[Diagnostic]:
+    """Every diagnostic (syntax, then semantic) for a rulebook; empty when clean."""
+    try:
+        _, warnings = compile_rulebook(name_or_path)
+    except RulesError as error:
+        return list(error.diagnostics)
+    return warnings
