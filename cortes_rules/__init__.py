@@ -1,1 +1,25 @@
-"""cortes_rules: the wargame Cortés (1993) as a formal, executable rulebook."""
+"""cortes_rules: the wargame Cortés (1993) as a formal, executable rulebook.
+
+The public surface::
+
+    load(name_or_path, *, options=(), map=None, counters=None, setups=None) -> Rulebook
+    Rulebook.new_game(seed=..., setup=..., positions=..., turn_limit=...) -> GameState
+    GameState: legal_actions(), apply(action), clone(), current_player, phase,
+               is_chance_node(), chance_outcomes(), apply_chance(),
+               is_terminal(), outcome(), why_illegal(action), log
+    Action: parse(text), str(action); Rulebook.action_id / action_from_id
+    errors: CortesRulesError and its subclasses
+"""
+
+from .api import Outcome, Rulebook, load
+from .engine.actions import Action
+from .engine.state import CHANCE, GameState, LogEntry
+from .errors import (CortesRulesError, IllegalActionError, NotationError, RecordError,
+                     RulesCheckError, RulesError, RulesSyntaxError)
+
+__all__ = [
+    "CHANCE", "Action", "CortesRulesError", "GameState", "IllegalActionError", "LogEntry",
+    "NotationError", "Outcome", "RecordError", "Rulebook", "RulesCheckError", "RulesError",
+    "RulesSyntaxError", "load",
+]
+__version__ = "0.1.0"
