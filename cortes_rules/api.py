@@ -18,7 +18,7 @@ from .dsl import ir
 from .dsl.diagnostics import Diagnostic
 from .engine.actions import Action
 from .engine.book import Book
-from .engine.state import GameState
+from .engine.state import GameState, column_index, raw_odds
 from .errors import CortesRulesError
 from .loader import compile_rulebook
 
@@ -99,6 +99,20 @@ class Rulebook:
 
     def action_from_id(self, number: int) -> Action:
         return self._book.action_from_id(number)
+
+    def odds(self, attack: int, defense: int, shift: int = 0) -> tuple[str, str]:
+        """What-if odds: ``(raw odds, final column)`` for two totals and a net shift.
+
+        Uses the rulebook's odds clauses (8.9-8.10 in Cortés) and its clamp
+        clause (8.17); e.g. ``book.odds(26, 7) == ("3:1", "3:1")`` and
+        ``book.odds(26, 7, shift=-3) == ("3:1", "1:2")``.
+        """
+        ratio, _ = raw_odds(self._book, attack, defense)
+        clamp = self._book.clamp
+        if clamp is None:
+            raise CortesRulesError("this rulebook has no clamp clause, so no odds columns")
+        column = self._book.tables[clamp.table].columns[column_index(self._book, ratio, shift)]
+        return f"{ratio[0]}:{ratio[1]}", f"{column[0]}:{column[1]}"
 
     def setup_positions(self, name: str) -> dict[str, str]:
         """Where a named set-up places each unit."""

@@ -340,9 +340,6 @@ class GameState:
         env = self._move_env(unit_id, to).bind(cost=cost)
         reasons: list[Reason] = []
         spend_all = False
-        if not isinstance(cost, int):
-            reasons.append((cost_rules[0], f"entering {to} is {cost} "
-                            f"(rules {', '.join(cost_rules)})"))
         for clause in self.book.forbids.get("move", []):
             if not env.eval(clause.when):
                 continue
@@ -352,6 +349,9 @@ class GameState:
                 spend_all = spend_all or permit.spend_all
                 continue
             reasons.append((clause.rule, _explain(clause, env)))
+        if not isinstance(cost, int) and not reasons:
+            reasons.append((cost_rules[0], f"entering {to} costs {cost!r} "
+                            f"(rules {', '.join(cost_rules)})"))
         return reasons, spend_all, cost, cost_rules
 
     def _apply_move(self, unit_id: str, to: str) -> None:
@@ -522,16 +522,10 @@ class GameState:
         shifts = [(s.rule, s.columns) for s in book.shifts if env.eval(s.when)]
         if book.cumulative is None:
             shifts = shifts[:1]
-        ranks = book.column_ranks()
-        last = len(ranks) - 1
-        index = ratio_rank(ratio) - ranks[0]
         total = sum(columns for _, columns in shifts)
         clamp = book.clamp
         assert clamp is not None
-        if clamp.after_shifts:
-            final = min(max(index + total, 0), last)
-        else:
-            final = min(max(min(max(index, 0), last) + total, 0), last)
+        final = column_index(book, ratio, total)
         column = book.tables[clamp.table].columns[final]
         rules = {clause.rule, clamp.rule, *env.trail, *(r for r, _ in shifts)}
         if book.cumulative is not None and len(shifts) > 1:
@@ -718,7 +712,10 @@ class GameState:
             self.units[uid].attacked = True
         self.attacked_hexes.add(battle.target)
         self.battle = None
-        self._log(f"the battle for {battle.target} is over", ())
+        marks = [c.rule for kind in ("attack", "join") for c in self.book.forbids.get(kind, [])
+                 if "attacked" in _expr_text(c.when)]
+        self._log(f"the battle for {battle.target} is over; its units and hex have fought "
+                  "this phase", marks)
 
     def _eliminate(self, unit_id: str) -> None:
         unit = self.units[unit_id]
@@ -742,7 +739,7 @@ class GameState:
             self.turn += 1
             if self.turn_limit is not None and self.turn > self.turn_limit:
                 self.terminal = True
-                self._log(f"turn limit {self.turn_limit} reached: the game stops", ())
+                self.phase_index = len(self.book.phases) - 1
                 return
         self._begin_phase()
 
@@ -792,10 +789,54 @@ class GameState:
                                  tuple(sorted(cited, key=_rule_order))))
 
 
-def _explain(clause: ir.Forbid, env: Env) -> str:
+def column_index(book: Book, ratio: tuple[int, int], shift: int) -> int:
+    """Index of the final odds column: raw odds, plus column shifts, clamped.
+
+    Odds beyond the table's ends are placed on the same line of columns
+    (4:1 is one right of 3:1, 12:1 four right of 8:1), so shifting before or
+    after clamping, as the clamp clause says, gives different answers.
+    """
+    clamp = book.clamp
+    assert clamp is not None
+    ranks = book.column_ranks()
+    last = len(ranks) - 1
+    index = ratio_rank(ratio) - ranks[0]
+    if clamp.after_shifts:
+        return min(max(index + shift, 0), last)
+    return min(max(min(max(index, 0), last) + shift, 0), last)
+
+
+def raw_odds(book: Book, attack: int, defense: int) -> tuple[tuple[int, int], str]:
+    """The odds the rulebook's odds clauses give for two totals, and the rule used.
+
+    ``attack`` and ``defense`` are bound as the names ``attack`` and
+    ``defense``, so this asks the rulebook's own odds clauses.
+    """
+    env = Env(_Detached(book), "combat", {"attack": attack, "defense": defense})
+    clause = first_true(env, book.odds)
+    if clause is None:
+        raise EvaluationError(f"no odds clause applies to {attack} against {defense}")
+    return (int(env.eval(clause.attacker)), int(env.eval(clause.defender))), clause.rule
+
+
+class _Detached:
+    """Stands in for a state when only bound variables are read."""
+
+    def __init__(self, book: Book) -> None:
+        self.book = book
+
+
+def _expr_text(node: ir.Expr) -> str:
     from ..dsl.render import expr
 
-    return f"forbidden when {expr(clause.when)}"
+    return expr(node)
+
+
+def _explain(clause: ir.Forbid, env: Env) -> str:
+    """``Title: forbidden when CONDITION`` for a forbid clause that holds."""
+    rule = env.book.program.rules.get(clause.rule)
+    title = f"{rule.title}: " if rule is not None else ""
+    return f"{title}forbidden when {_expr_text(clause.when)}"
 
 
 def _rule_order(number: str) -> tuple[int, ...]:
