@@ -14,8 +14,15 @@ The public surface::
 from .api import Outcome, Rulebook, load
 from .engine.actions import Action
 from .engine.state import CHANCE, GameState, LogEntry
-from .errors import (CortesRulesError, IllegalActionError, NotationError, RecordError,
-                     RulesCheckError, RulesError, RulesSyntaxError)
+from .errors import (
+                     CortesRulesError,
+                     IllegalActionError,
+                     NotationError,
+                     RecordError,
+                     RulesCheckError,
+                     RulesError,
+                     RulesSyntaxError,
+)
 
 __all__ = [
     "CHANCE", "Action", "CortesRulesError", "GameState", "IllegalActionError", "LogEntry",

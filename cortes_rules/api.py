@@ -149,7 +149,7 @@ def outcome(state: GameState) -> Outcome | None:
 
 
 def load(name_or_path: StrPath = "cortes", *, options: Iterable[str] = (),
-         map: StrPath | None = None, counters: StrPath | None = None,  # noqa: A002
+         map: StrPath | None = None, counters: StrPath | None = None,
          setups: StrPath | None = None) -> Rulebook:
     """Compile and check a rulebook.
 

@@ -64,7 +64,8 @@ def display_path(path: Path) -> str:
 
 def parse_files(files: Iterable[Path]) -> list[ir.Module]:
     """Parse every file, reporting the syntax errors of all of them together."""
-    modules, problems = [], []
+    modules: list[ir.Module] = []
+    problems: list[Diagnostic] = []
     for file in files:
         try:
             modules.append(parse_text(file.read_text(encoding="utf-8"), display_path(file)))

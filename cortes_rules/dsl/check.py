@@ -22,8 +22,14 @@ from collections.abc import Iterable
 
 from ..engine.hexgrid import adjacent
 from . import ir, render
-from .contexts import (CONTEXTS, DEFINE_SCOPES, FUNCTIONS, HEX_ATTRIBUTES, UNIT_ATTRIBUTES,
-                       context_of)
+from .contexts import (
+    CONTEXTS,
+    DEFINE_SCOPES,
+    FUNCTIONS,
+    HEX_ATTRIBUTES,
+    UNIT_ATTRIBUTES,
+    context_of,
+)
 from .diagnostics import Diagnostic, Span, line_of
 
 NUMERIC = {"int", "num", "any"}
@@ -96,7 +102,7 @@ class Checker:
                 name = statement.name  # type: ignore[union-attr]
                 table = self.symbols[kind]
                 if name in table:
-                    first = table[name].span  # type: ignore[union-attr]
+                    first = table[name].span
                     self.error(statement.span, f"{kind} {name!r} is declared twice (first at "
                                f"{first.path}:{first.line})", statement.rule)
                 else:
@@ -190,9 +196,7 @@ class Checker:
             self.condition(statement.when, context, rule)
             self.expect(statement.attacker, context, rule, NUMERIC, "odds")
             self.expect(statement.defender, context, rule, NUMERIC, "odds")
-        elif isinstance(statement, ir.Shift):
-            self.condition(statement.when, context, rule)
-        elif isinstance(statement, ir.Advance):
+        elif isinstance(statement, ir.Shift) or isinstance(statement, ir.Advance):
             self.condition(statement.when, context, rule)
 
     def condition(self, node: ir.Expr, context: str, rule: str, what: str = "a condition") -> None:
@@ -234,8 +238,9 @@ class Checker:
         if isinstance(node, ir.Name):
             return self.name_type(node, context, rule, local)
         if isinstance(node, ir.SetLit):
-            kinds = {t(i, context, rule, local) for i in node.items}
-            if None in kinds:
+            found = [t(i, context, rule, local) for i in node.items]
+            kinds = {k for k in found if k is not None}
+            if len(kinds) < len(set(found)):
                 return None
             if len(kinds) > 1:
                 self.error(node.span, f"a set mixes {' and '.join(sorted(kinds))}", rule)
@@ -287,11 +292,11 @@ class Checker:
             return "int" if left == right == "int" else ("num" if "num" in (left, right)
                                                          else "any")
         if isinstance(node, ir.Neg):
-            kind = t(node.operand, context, rule, local)
-            if kind is not None and kind not in NUMERIC:
-                self.error(node.span, f"cannot negate {kind}", rule)
+            negated = t(node.operand, context, rule, local)
+            if negated is not None and negated not in NUMERIC:
+                self.error(node.span, f"cannot negate {negated}", rule)
                 return None
-            return kind
+            return negated
         if isinstance(node, ir.Call):
             return self.call_type(node, context, rule, local)
         raise TypeError(node)
@@ -390,6 +395,7 @@ class Checker:
         subject = self.type_of(node.subject, context, rule, local)
         if subject is None:
             return None
+        kinds: tuple[str, ...]
         if subject == "unit":
             kinds = ("class", "side", "trait", "flag")
         elif subject == "hex":
@@ -477,7 +483,7 @@ class Checker:
             self.error(node.span, f"{node.func} takes {len(params)} argument(s), "
                        f"not {len(args)}", rule)
             return None
-        for arg, kind, allowed in zip(node.args, args, params):
+        for arg, kind, allowed in zip(node.args, args, params, strict=True):
             if kind not in allowed and kind != "any":
                 self.error(arg.span, f"{node.func} needs {' or '.join(sorted(allowed))}, "
                            f"not {kind}", rule)
@@ -639,7 +645,8 @@ class Checker:
                         self.error(statement.span, f"lake zone {number} is not declared", where)
 
     def check_setups(self) -> None:
-        counters = {c.id for c in self.program.counters.counters} if self.program.counters else set()
+        block = self.program.counters
+        counters = {c.id for c in block.counters} if block else set()
         hexes = self.program.map.hexes if self.program.map else {}
         for setup in self.program.setups.values():
             where = f"setup {setup.name}"
@@ -685,4 +692,4 @@ def errors_only(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if d.severity == "error"]
 
 
-__all__ = ["check", "errors_only", "Checker"]
+__all__ = ["Checker", "check", "errors_only"]

@@ -68,7 +68,8 @@ def parse_text(text: str, path: str = "<string>") -> ir.Module:
             message = f"unexpected {found}"
             expected = _expected(error.accepts or error.expected)
         elif isinstance(error, lark.UnexpectedCharacters):
-            message = f"unexpected character {text[error.pos_in_stream]!r}"
+            position = error.pos_in_stream or 0
+            message = f"unexpected character {text[position:position + 1]!r}"
             expected = _expected(error.allowed or set())
         else:
             message = "unexpected end of file"

@@ -92,7 +92,8 @@ def statement(node: ir.Statement) -> str:
     if isinstance(node, ir.HexsideDecl):
         return f'hexside {node.name} "{node.label}"'
     if isinstance(node, ir.TableDecl):
-        return f'table {node.name} "{node.label}" ({len(node.rows)} rows x {len(node.columns)} columns)'
+        size = f"{len(node.rows)} rows x {len(node.columns)} columns"
+        return f'table {node.name} "{node.label}" ({size})'
     if isinstance(node, ir.DiceDecl):
         return f"dice {node.name} = {node.count}d{node.faces}"
     if isinstance(node, ir.Define):

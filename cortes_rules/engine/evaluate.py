@@ -38,7 +38,7 @@ class EvaluationError(Exception):
 class UnitView:
     """A unit as expressions see it: its counter's values and its current state."""
 
-    __slots__ = ("state", "id")
+    __slots__ = ("id", "state")
 
     def __init__(self, state: GameState, unit_id: str) -> None:
         self.state = state
@@ -85,7 +85,7 @@ class UnitView:
 class HexView:
     """A hex as expressions see it."""
 
-    __slots__ = ("state", "id")
+    __slots__ = ("id", "state")
 
     def __init__(self, state: GameState, hex_id: str) -> None:
         self.state = state
@@ -121,7 +121,7 @@ class TableRef:
 
 
 class RowRef:
-    __slots__ = ("table", "key")
+    __slots__ = ("key", "table")
 
     def __init__(self, table: str, key: Any) -> None:
         self.table = table

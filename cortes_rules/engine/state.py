@@ -458,8 +458,8 @@ class GameState:
         if not self.book.on_map(hex_id):
             return [(None, f"{hex_id} is not a hex of the map")]
         env = Env(self, "attack", {"target": HexView(self, hex_id), "side": self.phasing_side})
-        reasons = [(c.rule, _explain(c, env)) for c in self.book.forbids.get("attack", [])
-                   if env.eval(c.when)]
+        reasons: list[Reason] = [(c.rule, _explain(c, env))
+                                 for c in self.book.forbids.get("attack", []) if env.eval(c.when)]
         if not reasons:
             probe = Battle(hex_id, self.phasing_side)
             if not any(not self._join_reasons(probe, u)
@@ -812,7 +812,8 @@ def raw_odds(book: Book, attack: int, defense: int) -> tuple[tuple[int, int], st
     ``attack`` and ``defense`` are bound as the names ``attack`` and
     ``defense``, so this asks the rulebook's own odds clauses.
     """
-    env = Env(_Detached(book), "combat", {"attack": attack, "defense": defense})
+    env = Env(_Detached(book), "combat",  # type: ignore[arg-type]
+              {"attack": attack, "defense": defense})
     clause = first_true(env, book.odds)
     if clause is None:
         raise EvaluationError(f"no odds clause applies to {attack} against {defense}")
