@@ -73,6 +73,7 @@ class Checker:
         for statement in self.program.statements:
             self.check_statement(statement)
         self.check_mechanisms()
+        self.check_data_blocks()
         self.check_counters()
         self.check_map()
         self.check_setups()
@@ -580,6 +581,27 @@ class Checker:
                                        f"{render.cell(cell)}", table.rule)
 
     # -------------------------------------------------------------- data
+    def check_data_blocks(self) -> None:
+        """One map and one counter mix per rulebook; set-up names unique."""
+        first: dict[str, ir.Item] = {}
+        for module in self.program.modules:
+            for item in module.items:
+                if isinstance(item, (ir.MapBlock, ir.CountersBlock)):
+                    kind = "map" if isinstance(item, ir.MapBlock) else "counters"
+                    key = kind
+                elif isinstance(item, ir.SetupBlock):
+                    kind, key = "setup", f"setup {item.name}"
+                else:
+                    continue
+                if key in first:
+                    where = first[key].span
+                    what = f"set-up {item.name!r}" if kind == "setup" else f"{kind} block"
+                    self.error(item.span, f"a second {what}: a rulebook has one (the first is "
+                               f"at {where.path}:{where.line}); replace it with load(...) "
+                               "instead", f"{kind} {item.name}")
+                else:
+                    first[key] = item
+
     def check_counters(self) -> None:
         block = self.program.counters
         if block is None:

@@ -9,8 +9,10 @@ parser expected there, and the number of the rule clause around it.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
+import attrs
 import lark
 from lark import Token, Transformer, v_args
 
@@ -27,10 +29,7 @@ _TERMINAL_NAMES = {
     "HEX_ID": "a four-digit hex id", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('",
     "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'",
     "EQUAL": "'='", "SLASH": "'/'", "DOT": "'.'", "COMPARE": "a comparison",
-    "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or 'mod'", "ACTION": "an action kind",
-    "CONTEXT": "an evaluation context", "ROLE": "a role", "DIRECTION": "left or right",
-    "TERRAIN_KIND": "natural or artificial", "WHEN_SHIFTS": "after or before",
-    "ACTIVITY": "movement or combat", "GRID_SHIFT": "odd or even", "$END": "end of file",
+    "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or 'mod'", "$END": "end of file",
 }
 
 
@@ -41,15 +40,24 @@ def _parser() -> lark.Lark:
 
 
 def _expected(names: set[str] | frozenset[str]) -> tuple[str, ...]:
+    """Readable words for the terminals lark would have accepted."""
+    terminals = {t.name: t for t in _parser().terminals}
     readable = set()
     for name in names:
+        terminal = terminals.get(name)
+        pattern = terminal.pattern if terminal is not None else None
         if name in _TERMINAL_NAMES:
             readable.add(_TERMINAL_NAMES[name])
-        elif name.isupper():
-            readable.add(repr(name.lower()))
+        elif isinstance(pattern, lark.lexer.PatternStr):
+            readable.add(repr(pattern.value))
+        elif pattern is not None and (choices := _CHOICES.fullmatch(pattern.value)):
+            readable.update(repr(w) for w in choices[1].split("|"))
         else:
-            readable.add(name)
+            readable.add(name.lower())
     return tuple(sorted(readable))
+
+
+_CHOICES = re.compile(r"\(([a-z|]+)\)\\b")
 
 
 def parse_text(text: str, path: str = "<string>") -> ir.Module:
@@ -78,7 +86,16 @@ def parse_text(text: str, path: str = "<string>") -> ir.Module:
                                 rule=enclosing_block(text, line), expected=expected,
                                 source_line=line_of(text, line))
         raise RulesSyntaxError([diagnostic]) from None
-    items = _ToIR(path).transform(tree)
+    try:
+        items = _ToIR(path).transform(tree)
+    except lark.exceptions.VisitError as error:
+        inner = error.orig_exc
+        if isinstance(inner, RulesSyntaxError):
+            raise RulesSyntaxError([attrs.evolve(
+                d, source_line=line_of(text, d.span.line),
+                rule=d.rule or enclosing_block(text, d.span.line))
+                for d in inner.diagnostics]) from None
+        raise
     return ir.Module(path=path, text=text, items=tuple(items.children))
 
 

@@ -239,7 +239,10 @@ class GameState:
         if self.terminal:
             return [(None, "the game is over")]
         handler = getattr(self, f"_check_{action.kind}")
-        return list(handler(*action.args))
+        try:
+            return list(handler(*action.args))
+        except EvaluationError as error:
+            return [(None, f"the rules cannot be evaluated for this action here: {error}")]
 
     def _candidates(self) -> Iterable[Action]:
         if self.terminal:
