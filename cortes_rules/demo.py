@@ -12,6 +12,7 @@ from typing import TextIO
 
 from ._resources import data_dir
 from .api import load
+from .errors import IllegalActionError, RecordError
 from .record import parse_record
 
 
@@ -59,12 +60,17 @@ def run_demo(*, seed: int | None = None, out: TextIO) -> int:
             else:
                 write(f"  ? {action}: legal here.\n")
 
-    for played, (_, action) in enumerate(record.actions):
+    for played, (line, action) in enumerate(record.actions):
         flush()
         ask(played)
         while state.is_chance_node() and action.kind != "roll":
             state.apply_chance()
-        state.apply(action)
+        try:
+            state.apply(action)
+        except IllegalActionError as error:
+            flush()
+            raise RecordError(f"illegal at this point (the record's decisions fit seed "
+                              f"{record.seed}): {error}", path=record.path, line=line) from None
     flush()
     ask(len(record.actions))
     outcome = state.outcome()

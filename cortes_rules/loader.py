@@ -31,16 +31,22 @@ def shipped_rulebooks() -> list[str]:
 
 
 def resolve(name_or_path: StrPath) -> Path:
-    """A shipped rulebook's folder by name, or the given path."""
+    """A shipped rulebook's folder by name, or the given path.
+
+    A bare name (no path separator) that names a shipped rulebook wins over
+    a folder of that name in the working directory: write ``./cortes`` for
+    the folder.
+    """
+    text = os.fspath(name_or_path)
+    if isinstance(name_or_path, str) and "/" not in text and "\\" not in text:
+        candidate = data_dir("rulebook") / text
+        if candidate.is_dir() and any(candidate.glob("*.rules")):
+            return candidate
     path = Path(name_or_path)
     if path.exists():
         return path
-    if isinstance(name_or_path, str) and "/" not in name_or_path and "\\" not in name_or_path:
-        candidate = data_dir("rulebook") / name_or_path
-        if candidate.is_dir():
-            return candidate
     known = ", ".join(shipped_rulebooks())
-    raise CortesRulesError(f"no rulebook {str(name_or_path)!r}: not a path, and not one of "
+    raise CortesRulesError(f"no rulebook {text!r}: not a path, and not one of "
                            f"the shipped rulebooks ({known})")
 
 
@@ -105,7 +111,11 @@ def compile_rulebook(name_or_path: StrPath, *, options: Iterable[str] = (),
         modules = [ir.Module(m.path, m.text, tuple(i for i in m.items
                                                     if not isinstance(i, dropped)))
                    for m in modules]
-        modules.extend(parse_files(rule_files(Path(path))))
+        added = parse_files(rule_files(Path(path)))
+        if not any(isinstance(i, dropped) for m in added for i in m.items):
+            raise CortesRulesError(f"{path}: holds no {kind} block to replace the "
+                                   f"rulebook's own")
+        modules.extend(added)
     wanted = list(options)
     optional = {r.number for m in modules for r in m.items if isinstance(r, ir.Rule) and r.optional}
     if wanted == ["all"]:

@@ -131,6 +131,15 @@ class Checker:
             if statement.side not in self.symbols["side"]:
                 self.unknown(statement.span, "side", statement.side, self.symbols["side"],
                              statement.rule)
+        base_costs = [c for c in self.program.of(ir.Cost) if c.override is None]
+        for statement in self.program.of(ir.Cost):
+            if statement.action != "move":
+                self.error(statement.span, f"only moves have a cost, not {statement.action}",
+                           statement.rule)
+        for extra in base_costs[1:]:
+            self.error(extra.span, f"a second base cost (the first is in rule "
+                       f"{base_costs[0].rule}); add 'instead when ...' to make it an override",
+                       extra.rule)
         for statement in self.program.of(ir.Shift):
             if statement.columns == 0:
                 self.error(statement.span, "a shift of zero columns can never change the odds",
@@ -543,7 +552,8 @@ class Checker:
             self.error(anchor.span, "a phase does movement but no rule states a base "  # type: ignore[union-attr]
                        "'cost move = ...'", anchor.rule)  # type: ignore[union-attr]
         if "combat" in activities:
-            needs = {"odds": ir.Odds, "resolve": ir.Resolve, "results": ir.Results}
+            needs = {"odds": ir.Odds, "clamp": ir.Clamp, "resolve": ir.Resolve,
+                     "results": ir.Results}
             for word, kind in needs.items():
                 if not self.program.of(kind):
                     self.error(anchor.span, f"a phase does combat but no rule states "  # type: ignore[union-attr]

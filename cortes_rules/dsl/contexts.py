@@ -42,6 +42,7 @@ CONTEXTS: dict[str, dict[str, str]] = {
     "attack": {"target": "hex", "side": "name:side"},
     "join": {"unit": "unit", "target": "hex", "side": "name:side"},
     "combat": dict(_BATTLE),
+    # In `lose`, `side` is the side taking the loss and `involved` its units.
     "lose": {**_BATTLE, "unit": "unit", "involved": "set:unit"},
     "advance": {**_BATTLE, "unit": "unit", "survivors": "set:unit", "would_overstack": "bool"},
     "battle_end": {**_BATTLE, "survivors": "set:unit"},

@@ -341,17 +341,8 @@ class GameState:
         """(reasons, spend all, cost, cost rules) of one step by the rules' clauses."""
         cost, cost_rules = self.move_cost(unit_id, to)
         env = self._move_env(unit_id, to).bind(cost=cost)
-        reasons: list[Reason] = []
-        spend_all = False
-        for clause in self.book.forbids.get("move", []):
-            if not env.eval(clause.when):
-                continue
-            permit = next((p for p in self.book.permits.get("move", [])
-                           if p.despite == clause.rule and env.eval(p.when)), None)
-            if permit is not None:
-                spend_all = spend_all or permit.spend_all
-                continue
-            reasons.append((clause.rule, _explain(clause, env)))
+        reasons, permits = forbidding(self.book, "move", env)
+        spend_all = any(p.spend_all for p in permits)
         if not isinstance(cost, int) and not reasons:
             reasons.append((cost_rules[0], f"entering {to} costs {cost!r} "
                             f"(rules {', '.join(cost_rules)})"))
@@ -450,7 +441,7 @@ class GameState:
         return Env(self, context, {
             "target": HexView(self, battle.target), "side": battle.side,
             "attackers": frozenset(UnitView(self, u) for u in battle.attackers),
-            "attack_directions": frozenset(directions), **more})
+            "attack_directions": frozenset(directions), **more})  # `more` may replace side
 
     def _check_attack(self, hex_id: str) -> list[Reason]:
         if self.book.phases[self.phase_index].activity != "combat":
@@ -461,8 +452,7 @@ class GameState:
         if not self.book.on_map(hex_id):
             return [(None, f"{hex_id} is not a hex of the map")]
         env = Env(self, "attack", {"target": HexView(self, hex_id), "side": self.phasing_side})
-        reasons: list[Reason] = [(c.rule, _explain(c, env))
-                                 for c in self.book.forbids.get("attack", []) if env.eval(c.when)]
+        reasons, _ = forbidding(self.book, "attack", env)
         if not reasons:
             probe = Battle(hex_id, self.phasing_side)
             if not any(not self._join_reasons(probe, u)
@@ -484,8 +474,7 @@ class GameState:
             return [(None, f"{unit_id} already attacks {battle.target}")]
         env = Env(self, "join", {"unit": UnitView(self, unit_id),
                                  "target": HexView(self, battle.target), "side": battle.side})
-        return [(c.rule, _explain(c, env)) for c in self.book.forbids.get("join", [])
-                if env.eval(c.when)]
+        return forbidding(self.book, "join", env)[0]
 
     def _check_join(self, unit_id: str) -> list[Reason]:
         if self.battle is None or self.battle.stage != "join":
@@ -522,7 +511,14 @@ class GameState:
         ratio = (int(env.eval(clause.attacker)), int(env.eval(clause.defender)))
         values = {k: v for k, v in env._defines.items() if isinstance(v, (int, Fraction))
                   and not isinstance(v, bool)}
-        shifts = [(s.rule, s.columns) for s in book.shifts if env.eval(s.when)]
+        shifts = []
+        for shift in book.shifts:
+            before = set(env.trail)
+            if env.eval(shift.when):
+                shifts.append((shift.rule, shift.columns))
+            else:  # cite only what decided an applied clause
+                env.trail.clear()
+                env.trail.update(before)
         if book.cumulative is None:
             shifts = shifts[:1]
         total = sum(columns for _, columns in shifts)
@@ -628,10 +624,11 @@ class GameState:
             return [(None, f"{unit_id} is not a {side} unit in the battle for {battle.target}")]
         if self.units[unit_id].steps <= 0:
             return [(None, f"{unit_id} has no steps to lose")]
-        env = self._battle_env("lose", battle, unit=UnitView(self, unit_id), involved=frozenset(
-            UnitView(self, u) for u in battle.involved[side] if self._on_map(u)))
-        return [(c.rule, _explain(c, env)) for c in self.book.forbids.get("lose", [])
-                if env.eval(c.when)]
+        env = self._battle_env("lose", battle, unit=UnitView(self, unit_id), side=side,
+                               involved=frozenset(UnitView(self, u)
+                                                  for u in battle.involved[side]
+                                                  if self._on_map(u)))
+        return forbidding(self.book, "lose", env)[0]
 
     def _apply_lose(self, unit_id: str) -> None:
         battle = self.battle
@@ -676,8 +673,7 @@ class GameState:
         over = bool(self.stacking_violations(battle.target, battle.side, extra=[unit_id]))
         env = self._battle_env("advance", battle, unit=UnitView(self, unit_id),
                                survivors=survivors, would_overstack=over)
-        return [(c.rule, _explain(c, env)) for c in self.book.forbids.get("advance", [])
-                if env.eval(c.when)]
+        return forbidding(self.book, "advance", env)[0]
 
     def _check_advance(self, unit_id: str) -> list[Reason]:
         if self.battle is None or self.battle.stage != "advance":
@@ -828,6 +824,25 @@ class _Detached:
 
     def __init__(self, book: Book) -> None:
         self.book = book
+
+
+def forbidding(book: Book, kind: str, env: Env) -> tuple[list[Reason], list[ir.Permit]]:
+    """The forbid clauses of an action kind that hold, less those a permit lifts.
+
+    Returns the reasons that remain and the permits that were used.
+    """
+    reasons: list[Reason] = []
+    used: list[ir.Permit] = []
+    for clause in book.forbids.get(kind, []):
+        if not env.eval(clause.when):
+            continue
+        permit = next((p for p in book.permits.get(kind, [])
+                       if p.despite == clause.rule and env.eval(p.when)), None)
+        if permit is not None:
+            used.append(permit)
+        else:
+            reasons.append((clause.rule, _explain(clause, env)))
+    return reasons, used
 
 
 def _expr_text(node: ir.Expr) -> str:
