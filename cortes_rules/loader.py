@@ -125,7 +125,9 @@ def compile_rulebook(name_or_path: StrPath, *, options: Iterable[str] = (),
         raise CortesRulesError(f"no optional rule numbered {', '.join(unknown)} "
                                f"(optional rules: {', '.join(sorted(optional)) or 'none'})")
     program = lower(modules, wanted)
-    diagnostics = check(program)
+    # Check every rule, switched on or not, so a broken optional rule is found
+    # before anyone switches it on.
+    diagnostics = check(lower(modules, optional) if optional - set(wanted) else program)
     errors = errors_only(diagnostics)
     if errors:
         raise RulesCheckError(errors)

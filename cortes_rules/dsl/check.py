@@ -97,6 +97,7 @@ class Checker:
         kinds = {ir.SideDecl: "side", ir.FlagDecl: "flag", ir.PropertyDecl: "property",
                  ir.ClassDecl: "class", ir.TerrainDecl: "terrain", ir.HexsideDecl: "hexside",
                  ir.TableDecl: "table", ir.DiceDecl: "dice"}
+        defined: set[tuple[str, str]] = set()
         for statement in self.program.statements:
             kind = kinds.get(type(statement))
             if kind is not None:
@@ -115,10 +116,11 @@ class Checker:
                 for value in statement.values:
                     self.property_values[value] = statement.name
             if isinstance(statement, ir.Define):
-                scope = self.defines[context_of(statement) or "move"]
-                if statement.name in scope:
+                key = (statement.context, statement.name)
+                if key in defined:
                     self.error(statement.span, f"{statement.context} value {statement.name!r} "
                                "is defined twice", statement.rule)
+                defined.add(key)
                 for context in DEFINE_SCOPES[statement.context]:
                     self.defines[context].setdefault(statement.name, statement)
 
@@ -406,6 +408,13 @@ class Checker:
         if subject is None:
             return None
         kinds: tuple[str, ...]
+        wanted_op = "is" if subject == "unit" else "has"
+        if subject in ("unit", "hex", "set:name:hexside", "set:name:terrain") and (
+                node.op != wanted_op):
+            noun = "a unit" if subject == "unit" else "a hex or a crossing"
+            self.error(node.span, f"write '{wanted_op}' after {noun}, not '{node.op}' "
+                       f"('unit is cavalry', 'to has fortress', 'crossing has causeway')", rule)
+            return None
         if subject == "unit":
             kinds = ("class", "side", "trait", "flag")
         elif subject == "hex":

@@ -64,6 +64,10 @@ def enclosing_block(text: str, line: int) -> str | None:
     error is in. Data blocks answer as ``map NAME`` etc.
     """
     lines = text.splitlines()
+    if 0 < line <= len(lines):
+        header = re.match(r"^\s*rule\s+([^\s{\"]+)", lines[line - 1])
+        if header:  # an error in a rule's own header belongs to that rule
+            return header.group(1)
     for index in range(min(line, len(lines)) - 1, -1, -1):
         match = _RULE_HEADER.match(lines[index])
         if match:

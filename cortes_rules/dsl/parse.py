@@ -8,6 +8,7 @@ parser expected there, and the number of the rule clause around it.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import re
 from typing import Any
@@ -33,10 +34,38 @@ _TERMINAL_NAMES = {
 }
 
 
+_SOURCE: contextvars.ContextVar[str] = contextvars.ContextVar("rules_source", default="")
+_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
+
+
+class _RunOnKeyword(Exception):
+    """A keyword matched only the start of a longer word (``order`` read as ``or``)."""
+
+    def __init__(self, token: Token, following: str) -> None:
+        super().__init__(str(token))
+        self.token = token
+        self.following = following
+
+
+def _keyword_guard(token: Token) -> Token:
+    """Refuse a keyword immediately followed by more letters of the same word."""
+    text = _SOURCE.get()
+    end = token.end_pos if token.end_pos is not None else 0
+    if end < len(text) and _WORD_CHAR.match(text[end]):
+        tail = re.match(r"[A-Za-z0-9_]+", text[end:])
+        raise _RunOnKeyword(token, tail[0] if tail else text[end])
+    return token
+
+
 @functools.lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    return lark.Lark(grammar_path().read_text(encoding="utf-8"), parser="lalr",
-                     propagate_positions=True, maybe_placeholders=True)
+    grammar = grammar_path().read_text(encoding="utf-8")
+    options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True}
+    probe = lark.Lark(grammar, **options)
+    keywords = {t.name: _keyword_guard for t in probe.terminals
+                if (isinstance(t.pattern, lark.lexer.PatternStr) and t.pattern.value.isalpha())
+                or t.pattern.value.endswith("\\b/") or t.pattern.value.endswith("\\b")}
+    return lark.Lark(grammar, lexer_callbacks=keywords, **options)
 
 
 def _expected(names: set[str] | frozenset[str]) -> tuple[str, ...]:
@@ -66,8 +95,18 @@ def parse_text(text: str, path: str = "<string>") -> ir.Module:
     Raises:
         RulesSyntaxError: the text does not follow the grammar.
     """
+    reset = _SOURCE.set(text)
     try:
         tree = _parser().parse(text)
+    except _RunOnKeyword as error:
+        token = error.token
+        line, column = token.line or 1, token.column or 1
+        diagnostic = Diagnostic(
+            Span(path, line, column, column + len(str(token)) + len(error.following)),
+            f"unexpected {str(token) + error.following!r}: {str(token)!r} is a keyword here "
+            "and must stand as a word of its own", rule=enclosing_block(text, line),
+            source_line=line_of(text, line))
+        raise RulesSyntaxError([diagnostic]) from None
     except lark.UnexpectedInput as error:
         line = getattr(error, "line", 1) or 1
         column = getattr(error, "column", 1) or 1
@@ -86,6 +125,8 @@ def parse_text(text: str, path: str = "<string>") -> ir.Module:
                                 rule=enclosing_block(text, line), expected=expected,
                                 source_line=line_of(text, line))
         raise RulesSyntaxError([diagnostic]) from None
+    finally:
+        _SOURCE.reset(reset)
     try:
         items = _ToIR(path).transform(tree)
     except lark.exceptions.VisitError as error:

@@ -16,13 +16,17 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from cortes_rules.dsl.diagnostics import Diagnostic
 from cortes_rules.errors import RulesCheckError, RulesError, RulesSyntaxError
 from cortes_rules.loader import check_path, compile_rulebook
+
+F = TypeVar("F", bound=Callable[..., object])
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -41,6 +45,7 @@ SYNTAX_FIXTURES = {
     "04-unterminated-string.rules",
     "05-stray-token-in-row.rules",
     "06-missing-when.rules",
+    "32-define-without-context.rules",
 }
 
 
@@ -87,9 +92,9 @@ def rules_in(path: Path) -> list[str]:
     return numbers
 
 
-def rule_marks(numbers: list[str]):  # type: ignore[no-untyped-def]
+def rule_marks(numbers: list[str]) -> Callable[[F], F]:
     """Mark a test with every rule number given (the rule marker may repeat)."""
-    def decorate(function):  # type: ignore[no-untyped-def]
+    def decorate(function: F) -> F:
         for number in dict.fromkeys(numbers):
             function = pytest.mark.rule(number)(function)
         return function

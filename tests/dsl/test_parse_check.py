@@ -6,9 +6,10 @@
 - that every problem in a file is reported at once;
 - that :func:`cortes_rules.dsl.render.expr` round-trips through the parser.
 
-The ``xfail(strict=True)`` tests at the end pin front-end bugs found while
-writing these tests; each one starts to fail (XPASS) once its bug is fixed,
-and should then lose its marker.
+Near the end, regression tests for front-end bugs found (and since fixed)
+while writing these tests, then ``xfail(strict=True)`` tests that pin the
+bugs still open: each one fails (XPASS) once its bug is fixed, and should
+then lose its marker.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import lark
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -95,19 +95,19 @@ def strip_spans(node: Any) -> Any:
 # (rule, statement on line 3, where the caret goes, message, one of the "expected" entries)
 SYNTAX_SNIPPETS = [
     pytest.param("8.14", "shift 3 lef when target has major_fortress", "lef",
-                 "unexpected 'lef'", "left or right", id="misspelt-direction"),
+                 "unexpected 'lef'", "'left'", id="misspelt-direction"),
     pytest.param("13.1", 'terrain clear "Clear" natual', "natual",
-                 "unexpected 'natual'", "natural or artificial", id="misspelt-terrain-kind"),
+                 "unexpected 'natual'", "'natural'", id="misspelt-terrain-kind"),
     pytest.param("8.9", "define melee attack = 1", "melee",
-                 "unexpected 'melee'", "an evaluation context", id="unknown-define-context"),
+                 "unexpected 'melee'", "'combat'", id="unknown-define-context"),
     pytest.param("8.9", "odds when attack >= defense floor(attack / defense) to 1", "floor",
                  "unexpected 'floor'", "':'", id="odds-without-colon"),
     pytest.param("8.17", "clamp odds to crt during shifts", "during",
-                 "unexpected 'during'", "after or before", id="clamp-during"),
+                 "unexpected 'during'", "'after'", id="clamp-during"),
     pytest.param("8.18", "dice two_dice = two d6", "two d6",
                  "unexpected 'two'", "dice such as 2d6", id="dice-in-words"),
     pytest.param("6.7", "overstack removed by the opponent", "the",
-                 "unexpected 'the'", "a role", id="role-with-article"),
+                 "unexpected 'the'", "'opponent'", id="role-with-article"),
     pytest.param("7.3", "permit move despite rule 7.1 when unit.spent == 0", "rule 7.1",
                  "unexpected 'rule'", "a rule number such as 8.14", id="despite-rule-word"),
     pytest.param("8.23", "advance into target at least one when count(survivors) > 0", "one",
@@ -353,7 +353,8 @@ def test_render_of_a_real_diagnostic(tmp_path: Path) -> None:
 
 @pytest.mark.rule("7.10")
 def test_caret_under_the_name_after_a_tab(tmp_path: Path) -> None:
-    text = PRELUDE + '\nrule 7.10 "Quagmire" {\n  summary "S."\n\tforbid move when to has swamp\n}\n'
+    text = PRELUDE + ('\nrule 7.10 "Quagmire" {\n  summary "S."\n'
+                      '\tforbid move when to has swamp\n}\n')
     [diagnostic] = check_path(write(tmp_path, "tab.rules", text))
     lines = diagnostic.render().splitlines()
     source, caret = lines[1], lines[2]
@@ -435,9 +436,11 @@ def test_syntax_errors_of_every_file_are_reported_together(tmp_path: Path) -> No
 def test_errors_across_files_sorted_by_file(tmp_path: Path) -> None:
     folder = tmp_path / "book"
     folder.mkdir()
-    write(folder, "01-vocabulary.rules", PRELUDE + '\n  \n'.replace("  \n", "")
-          .replace('terrain clear "Clear" natural', 'terrain clear "Clear" natural\n'
-                   '  terrain clear "Clear again" natural'))
+    vocabulary = PRELUDE.replace('  terrain clear "Clear" natural\n',
+                                 '  terrain clear "Clear" natural\n'
+                                 '  terrain clear "Clear again" natural\n')
+    assert vocabulary != PRELUDE
+    write(folder, "01-vocabulary.rules", vocabulary)
     write(folder, "02-movement.rules", one_rule("7.10", "forbid move when to has swamp"))
     diagnostics = check_path(folder)
     assert [(Path(d.span.path).name, d.rule) for d in diagnostics] == [
@@ -498,7 +501,8 @@ def expressions(node: Any) -> list[ir.Expr]:
 
 
 def shipped_modules() -> list[ir.Module]:
-    return [parse_text(p.read_text(encoding="utf-8"), p.name) for p in sorted(SHIPPED.glob("*.rules"))]
+    return [parse_text(path.read_text(encoding="utf-8"), path.name)
+            for path in sorted(SHIPPED.glob("*.rules"))]
 
 
 @pytest.mark.rule("8.11")
@@ -528,7 +532,8 @@ def test_shipped_rules_round_trip_through_render_statement() -> None:
             if not isinstance(item, ir.Rule):
                 continue
             kept.append(item)
-            lines.append(f'rule {item.number} "{item.title}"{" optional" if item.optional else ""} {{')
+            optional = " optional" if item.optional else ""
+            lines.append(f'rule {item.number} "{item.title}"{optional} {{')
             lines.append(f'  summary "{item.summary}"')
             for statement in item.statements:
                 if not isinstance(statement, (ir.TableDecl, ir.Sequence)):
@@ -536,7 +541,7 @@ def test_shipped_rules_round_trip_through_render_statement() -> None:
             lines.append("}")
         again = parse_text("\n".join(lines) + "\n", module.path)
         assert len(again.items) == len(kept)
-        for old, new in zip(kept, again.items):
+        for old, new in zip(kept, again.items, strict=True):
             assert isinstance(new, ir.Rule)
             expected = [s for s in old.statements
                         if not isinstance(s, (ir.TableDecl, ir.Sequence))]
@@ -563,8 +568,10 @@ def _extend(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
             lambda t: ir.Compare(t[0], t[1][0], t[1][1], _S)),
         st.tuples(st.sampled_from(["and", "or"]), pair).map(
             lambda t: ir.BoolOp(t[0], t[1][0], t[1][1], _S)),
-        inner.map(lambda x: ir.Not(x, _S)),
-        inner.map(lambda x: ir.Neg(x, _S)),
+        # st.tuples keeps hypothesis from spreading one_of's branches through the map,
+        # which would make the unary operators far likelier than the others.
+        st.tuples(inner).map(lambda t: ir.Not(t[0], _S)),
+        st.tuples(inner).map(lambda t: ir.Neg(t[0], _S)),
         st.tuples(inner, _NAMES).map(lambda t: ir.Attr(t[0], t[1], _S)),
         pair.map(lambda t: ir.Index(t[0], t[1], _S)),
         st.tuples(pair, st.booleans()).map(lambda t: ir.Member(t[0][0], t[0][1], t[1], _S)),
@@ -583,7 +590,15 @@ def _extend(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     )
 
 
-EXPRESSIONS = st.recursive(_LEAVES, _extend, max_leaves=14)
+def _expressions(depth: int) -> st.SearchStrategy[Any]:
+    """Expressions at most ``depth`` operators deep, every operator equally likely at each level."""
+    if depth == 0:
+        return _LEAVES
+    inner = _expressions(depth - 1)
+    return st.one_of(_extend(inner), _LEAVES)
+
+
+EXPRESSIONS = _expressions(4)
 
 
 @pytest.mark.rule("8.9")
@@ -620,41 +635,68 @@ def test_render_expr_canonical_text(text: str, canonical: str) -> None:
     assert strip_spans(reparse_expr(canonical)) == strip_spans(reparse_expr(text))
 
 
-# ------------------------------------------------------------------ known front-end bugs
+# ------------------------------------------------------------------ fixed front-end bugs
 
 
 @pytest.mark.rule("8.9")
-@pytest.mark.xfail(strict=True, raises=lark.exceptions.VisitError,
-                   reason="parse._ToIR._binding raises RulesSyntaxError inside a lark "
-                          "Transformer, which lark wraps in VisitError")
 def test_bad_comprehension_binding_is_a_syntax_error() -> None:
-    text = one_rule("8.9", "define combat attack = sum(u.combat where u.steps > 1)")
-    diagnostic = syntax_error(text)
+    # Raised inside lark's Transformer, this used to escape as lark's VisitError.
+    statement = "define combat attack = sum(u.combat where u.steps > 1)"
+    diagnostic = syntax_error(one_rule("8.9", statement))
+    assert (diagnostic.span.line, diagnostic.span.column) == (3, 3 + statement.index("u.combat"))
+    assert "expected 'NAME in COLLECTION'" in diagnostic.message
     assert diagnostic.rule == "8.9"
-    assert diagnostic.source_line
+    assert diagnostic.source_line == "  " + statement
+
+
+@pytest.mark.rule("8.9")
+def test_cli_reports_a_bad_binding_without_traceback(tmp_path: Path) -> None:
+    path = write(tmp_path, "binding.rules",
+                 one_rule("8.9", "define combat attack = count(u.steps where u.steps > 1)"))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    result = subprocess.run([sys.executable, "-m", "cortes_rules", "check", str(path)],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"{path}:3:32: error: expected 'NAME in COLLECTION'" in result.stderr
+    assert "[rule 8.9]" in result.stderr
 
 
 @pytest.mark.rule("8.18")
-@pytest.mark.xfail(strict=True, reason="parse._expected names anonymous terminals by their "
-                                       "lark names ('__anon_0' for 'dice', 'minus' for '-')")
-def test_expected_lists_only_readable_names() -> None:
-    diagnostic = syntax_error('rule 8.18 "Resolving combat" {\n  summary "S."\n')
-    assert "'dice'" in diagnostic.expected
-    assert not any("anon" in e for e in diagnostic.expected)
+@pytest.mark.parametrize("text, wanted", [
+    # The keyword 'dice' collides with the terminal DICE; lark names it __ANON_0.
+    ('rule 8.18 "Resolving combat" {\n  summary "S."\n', "'dice'"),
+    # '-' is lark's MINUS; '..' is another anonymous terminal.
+    (one_rule("8.11", "define combat concentric = count(a) >> 3"), "'-'"),
+    ('map valley "V" {\n  hexes 0101 0303: clear\n}\n', "'..'"),
+])
+def test_expected_lists_only_readable_names(text: str, wanted: str) -> None:
+    diagnostic = syntax_error(text)
+    assert wanted in diagnostic.expected
+    assert not any("anon" in e or e == "'minus'" for e in diagnostic.expected), \
+        diagnostic.expected
 
 
 @pytest.mark.rule("8.9")
-@pytest.mark.xfail(strict=True, reason="keyword terminals (CONTEXT, ACTION, ROLE, 'when', ...) "
-                                       "match a prefix of a longer word")
-def test_define_without_context_is_a_syntax_error() -> None:
-    # 'combatant' is not 'combat' followed by the name 'ant'.
-    syntax_error(one_rule("8.9", "define combatant = 3"))
+@pytest.mark.parametrize("rule, statement, word, expected", [
+    # 'combatant' used to read as the context 'combat' then the name 'ant', silently.
+    ("8.9", "define combatant = 3", "combatant", "'combat'"),
+    ("8.18", "resolve on crt with two_dice rolled by attackers", "attackers", "'attacker'"),
+    ("8.17", "clamp odds to crt afterwards shifts", "afterwards", "'after'"),
+    ("8.14", "shift 3 leftward when target has major_fortress", "leftward", "'left'"),
+    ("7.1", "forbid movement when unit.spent > 0", "movement", "'move'"),
+])
+def test_keyword_terminals_end_at_a_word_boundary(rule: str, statement: str, word: str,
+                                                  expected: str) -> None:
+    diagnostic = syntax_error(one_rule(rule, statement))
+    assert (diagnostic.span.line, diagnostic.span.column) == (3, 3 + statement.index(word))
+    assert diagnostic.message == f"unexpected {word!r}"
+    assert expected in diagnostic.expected
 
 
-@pytest.mark.rule("counters mix")
-@pytest.mark.xfail(strict=True, reason="lower keeps the first counters block; the checker "
-                                       "never looks at a second one")
-def test_second_counters_block_is_checked(tmp_path: Path) -> None:
+@pytest.mark.rule("counters more")
+def test_second_counters_block_is_reported(tmp_path: Path) -> None:
     text = PRELUDE + '''
 counters mix "The counter mix" {
   counter S1 "Spanish infantry" infantry steps 2 combat 3, 2 move 5
@@ -664,4 +706,30 @@ counters more "More counters" {
   counter S2 "Lancers" lancer steps 2 combat 3 move 6
 }
 '''
-    assert check_path(write(tmp_path, "two-mixes.rules", text)) != []
+    [diagnostic] = check_path(write(tmp_path, "two-mixes.rules", text))
+    line = text.splitlines().index('counters more "More counters" {') + 1
+    assert (diagnostic.span.line, diagnostic.span.column) == (line, 1)
+    assert diagnostic.message.startswith("a second counters block")
+    assert diagnostic.rule == "counters more"
+
+
+# ------------------------------------------------------------------ fixed front-end bugs
+
+
+@pytest.mark.rule("7.1")
+def test_keyword_string_ends_at_a_word_boundary() -> None:
+    statement = "forbid move whenever unit.spent > 0"
+    diagnostic = syntax_error(one_rule("7.1", statement))
+    assert diagnostic.span.column == 3 + statement.index("whenever")
+    assert diagnostic.message.startswith("unexpected 'whenever'")
+
+
+@pytest.mark.rule("8.9")
+@pytest.mark.parametrize("expression", [
+    "attack modifier",    # read as: attack mod ifier
+    "attack order",       # read as: attack or der
+    "unit isolated",      # read as: unit is olated
+    "target hasty",       # read as: target has ty
+])
+def test_operator_keywords_end_at_a_word_boundary(expression: str) -> None:
+    syntax_error(one_rule("8.9", f"define combat x = {expression}"))

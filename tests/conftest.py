@@ -1,0 +1,91 @@
+"""Shared fixtures: the compiled Cortés rulebook and small helpers to build positions.
+
+The rulebook is compiled once per session (``book``). ``game`` starts a game
+from a set-up and/or explicit positions and walks it to a named phase;
+``battle`` opens a battle and commits attackers; ``resolve`` rolls a chosen
+number. Hypothesis runs derandomized by default so that CI is reproducible;
+set ``HYPOTHESIS_PROFILE=explore`` for a randomized search, and
+``PROPERTY_SCALE=20`` to multiply the example budgets of tests/engine/test_properties.py.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # the package is used from the checkout, not installed
+    sys.path.insert(0, str(ROOT))
+
+import cortes_rules  # noqa: E402
+from cortes_rules import GameState  # noqa: E402
+
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, print_blob=True, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "explore", deadline=None, max_examples=500, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def book() -> cortes_rules.Rulebook:
+    """The shipped Cortés rulebook, compiled once."""
+    return cortes_rules.load("cortes")
+
+
+def to_phase(state: GameState, phase: str) -> GameState:
+    """Apply ``end`` until ``state`` is in ``phase`` (at most two game turns)."""
+    for _ in range(2 * 8 + 1):
+        if state.phase == phase:
+            return state
+        state.apply("end")
+    raise AssertionError(f"never reached phase {phase!r}")
+
+
+@pytest.fixture
+def game(book: cortes_rules.Rulebook) -> Callable[..., GameState]:
+    """``game(positions, phase=..., setup=..., seed=..., steps={uid: n})`` -> a GameState."""
+
+    def make(positions: Mapping[str, str] | None = None, *,
+             phase: str = "spanish_land_movement", setup: str | None = None,
+             seed: int = 0, steps: Mapping[str, int] | None = None) -> GameState:
+        state = book.new_game(seed=seed, setup=setup, positions=dict(positions or {}))
+        for uid, n in (steps or {}).items():
+            # Worn-down units for loss examples: set before any action is taken.
+            state.units[uid].steps = n
+        return to_phase(state, phase)
+
+    return make
+
+
+@pytest.fixture
+def battle() -> Callable[[GameState, str, Iterable[str]], GameState]:
+    """``battle(state, target, attackers)``: open an attack and commit the attackers."""
+
+    def open_battle(state: GameState, target: str, attackers: Iterable[str]) -> GameState:
+        state.apply(f"attack {target}")
+        for uid in attackers:
+            state.apply(f"join {uid}")
+        return state
+
+    return open_battle
+
+
+@pytest.fixture
+def resolve() -> Callable[[GameState, int], GameState]:
+    """``resolve(state, roll)``: resolve the open battle with a chosen two-dice total."""
+
+    def do(state: GameState, roll: int) -> GameState:
+        state.apply("resolve")
+        assert state.is_chance_node()
+        state.apply(f"roll {roll}")
+        return state
+
+    return do

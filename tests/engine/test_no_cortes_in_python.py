@@ -1,0 +1,141 @@
+"""The engine knows mechanisms, not Cortés: its charts live in the rulebook only.
+
+If the combat results table (13.2) or the terrain effects chart (13.1) were
+copied into the Python (or Cython) sources, a rulebook edit would silently
+stop mattering. These tests look for the charts' number patterns in every
+source file of the package, and check that the same patterns do match the
+rulebook's own 13-tables.rules, so that a pattern that can never match cannot
+pass for a clean engine.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "cortes_rules"
+TABLES = ROOT / "rulebook" / "cortes" / "13-tables.rules"
+SOURCE_SUFFIXES = (".py", ".pyx", ".pxd", ".pxi")
+
+# Rows of the combat results table, as the rulebook prints them (first cells).
+CRT_ROWS = {
+    2: "8/0 4/0 3/1 3/1 2/1 2/1",
+    3: "4/0 4/0 2/0 2/1 3/2 0/0",
+    5: "4/0 3/1 1/0 1/0 2/2 1/2",
+    9: "3/0 2/0 2/2 0/0 0/1 1/3",
+    12: "3/1 1/1 1/2 1/3 1/3 0/4 0/5 0/6",
+}
+# A cell a/b written as "a/b", (a, b), [a, b], "a", "b", ... The separators
+# between cells may hold spaces, commas, quotes, brackets.
+_GAP = r"""[\s,;'"()\[\]{}]*"""
+
+
+def _cell(text: str) -> str:
+    left, right = text.split("/")
+    between = rf"""(?:{_GAP}[/,:]{_GAP}|[\s;'"()\[\]{{}}]+)"""  # never nothing: 80 is not 8/0
+    return rf"""(?<!\d){left}{between}{right}(?!\d)"""
+
+
+def crt_row_pattern(row: str) -> re.Pattern[str]:
+    cells = row.split()
+    return re.compile(_GAP.join(_cell(c) for c in cells))
+
+
+# Terrain effects: each row's name followed by its movement cost and combat
+# value, whether as a chart row, a dict entry or a tuple; and the whole
+# combat column of the non-clear rows in chart order.
+TERRAIN_ROWS = {
+    "dry_land_city": (1, -1),
+    "chinampa_city": (2, -1),
+    "fortress": (2, -2),
+    "major_fortress": (2, -3),
+    "temple_complex": (2, -2),
+}
+_SEP = r"""[\s,;:'"()\[\]{}=]*"""
+
+
+def terrain_row_pattern(name: str, move: int, combat: int) -> re.Pattern[str]:
+    return re.compile(rf"""\b{name}\b{_SEP}{move}{_SEP}-\s*{abs(combat)}(?!\d)""")
+
+
+# -1 -1 -2 -3 -2, allowing row names, single-digit move costs and punctuation between.
+_COLUMN_GAP = r"""(?:[\s,;:'"()\[\]{}=]|\brow\b|\b[a-z_]+\b|(?<![-\d])\d(?!\d))*?"""
+TERRAIN_COMBAT_COLUMN = re.compile(
+    _COLUMN_GAP.join(rf"-\s*{n}(?!\d)" for n in (1, 1, 2, 3, 2)))
+
+
+def _sources() -> list[Path]:
+    files = [p for p in sorted(PACKAGE.rglob("*")) if p.suffix in SOURCE_SUFFIXES
+             and "__pycache__" not in p.parts]
+    assert any(p.name == "state.py" for p in files), "the engine sources were not found"
+    return files
+
+
+def _strip_line_breaks(text: str) -> str:
+    return re.sub(r"\\\n", " ", text)
+
+
+@pytest.mark.rule("13.2")
+@pytest.mark.parametrize("roll", sorted(CRT_ROWS))
+def test_13_2_rulebook_holds_the_crt_row(roll):
+    text = TABLES.read_text(encoding="utf-8")
+    assert crt_row_pattern(CRT_ROWS[roll]).search(text), f"CRT row {roll} not in the rulebook"
+
+
+@pytest.mark.rule("13.2")
+@pytest.mark.parametrize("roll", sorted(CRT_ROWS))
+def test_13_2_crt_row_is_not_in_python(roll):
+    pattern = crt_row_pattern(CRT_ROWS[roll])
+    hits = [str(p.relative_to(ROOT)) for p in _sources()
+            if pattern.search(_strip_line_breaks(p.read_text(encoding="utf-8")))]
+    assert hits == [], f"CRT row {roll} ({CRT_ROWS[roll]}) is hard-coded in {hits}"
+
+
+@pytest.mark.rule("13.2")
+def test_13_2_crt_pattern_matches_python_spellings():
+    # The patterns would catch the row if it were written as Python data.
+    pattern = crt_row_pattern(CRT_ROWS[2])
+    for spelling in ('ROW2 = ["8/0", "4/0", "3/1", "3/1", "2/1", "2/1"]',
+                     "row_2 = ((8, 0), (4, 0), (3, 1), (3, 1), (2, 1), (2, 1))",
+                     "[8, 0, 4, 0, 3, 1, 3, 1, 2, 1, 2, 1]"):
+        assert pattern.search(spelling), spelling
+    assert not pattern.search("(18, 0), (4, 0), (3, 1), (3, 1), (2, 1), (2, 1)")
+    assert not pattern.search("80 40 31 31 21 21")
+
+
+@pytest.mark.rule("13.1")
+@pytest.mark.parametrize("name", sorted(TERRAIN_ROWS))
+def test_13_1_rulebook_holds_the_terrain_row(name):
+    text = TABLES.read_text(encoding="utf-8")
+    assert terrain_row_pattern(name, *TERRAIN_ROWS[name]).search(text), name
+
+
+@pytest.mark.rule("13.1")
+def test_13_1_rulebook_holds_the_terrain_combat_column():
+    assert TERRAIN_COMBAT_COLUMN.search(TABLES.read_text(encoding="utf-8"))
+
+
+@pytest.mark.rule("13.1")
+def test_13_1_terrain_patterns_match_python_spellings():
+    spelling = ('TERRAIN = {"dry_land_city": (1, -1), "chinampa_city": (2, -1), '
+                '"fortress": (2, -2), "major_fortress": (2, -3), "temple_complex": (2, -2)}')
+    assert TERRAIN_COMBAT_COLUMN.search(spelling)
+    for name, (move, combat) in TERRAIN_ROWS.items():
+        assert terrain_row_pattern(name, move, combat).search(spelling), name
+    assert TERRAIN_COMBAT_COLUMN.search("SHIFTS = [-1, -1, -2, -3, -2]")
+
+
+@pytest.mark.rule("13.1")
+def test_13_1_terrain_effects_are_not_in_python():
+    hits = []
+    for path in _sources():
+        text = _strip_line_breaks(path.read_text(encoding="utf-8"))
+        for name, (move, combat) in TERRAIN_ROWS.items():
+            if terrain_row_pattern(name, move, combat).search(text):
+                hits.append(f"{path.relative_to(ROOT)}: {name}")
+        if TERRAIN_COMBAT_COLUMN.search(text):
+            hits.append(f"{path.relative_to(ROOT)}: the combat column -1 -1 -2 -3 -2")
+    assert hits == [], f"terrain effects hard-coded in Python: {hits}"
