@@ -20,6 +20,7 @@ UNIT_ATTRIBUTES: dict[str, str] = {
     "combat": "int",           # combat factor at its current steps
     "move": "int",             # printed movement factor
     "spent": "int",            # movement points spent this phase
+    "moved": "int",            # hexes entered this phase
     "attacked": "bool",        # has attacked this phase
     "hex": "hex",              # where it is
 }

@@ -70,6 +70,8 @@ class UnitView:
             return spec.move
         if name == "spent":
             return live.spent
+        if name == "moved":
+            return live.moved
         if name == "attacked":
             return live.attacked
         if name == "hex":

@@ -15,6 +15,7 @@ Validation never mutates: :meth:`GameState.apply` first asks
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -39,6 +40,7 @@ class UnitState:
     hex: str | None
     steps: int
     spent: int = 0
+    moved: int = 0
     attacked: bool = False
     eliminated: bool = False
 
@@ -132,6 +134,7 @@ class GameState:
         self.start_hex: dict[str, str | None] = {}
         self.active_group: str | None = None
         self.closed_groups: set[str] = set()
+        self.unchecked_hexes: list[str] = []
         self.battle: Battle | None = None
         self.removal: Removal | None = None
         self.terminal = False
@@ -206,6 +209,7 @@ class GameState:
         twin.attacked_hexes = set(self.attacked_hexes)
         twin.start_hex = dict(self.start_hex)
         twin.closed_groups = set(self.closed_groups)
+        twin.unchecked_hexes = list(self.unchecked_hexes)
         if self.battle is not None:
             b = self.battle
             twin.battle = attrs.evolve(b, attackers=list(b.attackers), losers=list(b.losers),
@@ -365,6 +369,7 @@ class GameState:
         else:
             unit.spent += cost
         unit.hex = to
+        unit.moved += 1
         via = f" across a {', '.join(sorted(crossing))} hexside" if crossing else ""
         note = " (all its movement points: minimum move)" if permit_rules else ""
         self._log(f"{unit_id} moves {origin} -> {to}{via}: cost {cost}{note}, "
@@ -378,10 +383,16 @@ class GameState:
         group = self.active_group
         self.closed_groups.add(group)
         self.active_group = None
-        hexes = sorted({s.hex for u, s in self.units.items()
-                        if s.hex is not None and self.start_hex.get(u) == group
-                        and self.side_of(u) == self.phasing_side})
-        for hex_id in hexes:
+        self.unchecked_hexes = sorted({
+            s.hex for u, s in self.units.items()
+            if s.hex is not None and self.start_hex.get(u) == group
+            and self.side_of(u) == self.phasing_side})
+        self._check_next_hex()
+
+    def _check_next_hex(self) -> None:
+        """Open a removal for the next overstacked hex of the group just closed."""
+        while self.unchecked_hexes:
+            hex_id = self.unchecked_hexes.pop(0)
             if self._open_removal(hex_id, self.phasing_side):
                 return
 
@@ -417,7 +428,28 @@ class GameState:
             return problems
         if self.units[unit_id].hex != removal.hex:
             return [(removal.rule, f"{unit_id} is not in the overstacked hex {removal.hex}")]
+        if unit_id not in self.fewest_removals(removal.hex, removal.side):
+            return [(removal.rule, f"removing {unit_id} is not part of removing the fewest "
+                     f"units that bring {removal.hex} within the limits")]
         return []
+
+    def fewest_removals(self, hex_id: str, side: str) -> set[str]:
+        """Units that belong to some smallest set whose removal ends the overstack."""
+        members = [u for u in self.units_in(hex_id) if self.side_of(u) == side]
+        for size in range(1, len(members) + 1):
+            found: set[str] = set()
+            for subset in itertools.combinations(members, size):
+                if not self._violations_without(hex_id, side, set(subset)):
+                    found.update(subset)
+            if found:
+                return found
+        return set(members)
+
+    def _violations_without(self, hex_id: str, side: str, removed: set[str]) -> bool:
+        members = {u for u in self.units_in(hex_id) if self.side_of(u) == side} - removed
+        env = Env(self, "stack", {"units": frozenset(UnitView(self, u) for u in members),
+                                  "hex": HexView(self, hex_id), "side": side})
+        return any(not env.eval(c.requires) for c in self.book.stacking.get(side, []))
 
     def _apply_remove(self, unit_id: str) -> None:
         removal = self.removal
@@ -426,7 +458,10 @@ class GameState:
         self._log(f"{removal.remover} removes {unit_id} from {removal.hex}", (removal.rule,))
         if not self.stacking_violations(removal.hex, removal.side):
             self.removal = None
-            if removal.then_end_phase:
+            self._check_next_hex()
+            if self.removal is not None:
+                self.removal.then_end_phase = removal.then_end_phase
+            elif removal.then_end_phase:
                 self._end_phase()
 
     # ---------------------------------------------------------------- combat
@@ -745,6 +780,7 @@ class GameState:
     def _begin_phase(self) -> None:
         for unit in self.units.values():
             unit.spent = 0
+            unit.moved = 0
             unit.attacked = False
         self.attacked_hexes.clear()
         self.start_hex = {u: s.hex for u, s in self.units.items()}
