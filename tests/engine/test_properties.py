@@ -16,7 +16,7 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strategies as S
@@ -199,21 +199,12 @@ def test_7_1_spent_never_exceeds_the_movement_factor(book, setup, seed, data):
 
 
 @pytest.mark.rule("7.3")
-@settings(max_examples=BUDGET["demo"][0])
-@given(seed=S.seeds, script=BUDGET["demo"][1])
-def test_7_3_overspend_only_on_a_units_first_step_demo(book, seed, script):
-    _movement_points(book, "demo", seed, script, first_step_rule=True)
-
-
-@pytest.mark.rule("7.3")
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: the historical set-up has cannons (S25-S28, movement factor 0); 7.3's "
-    "minimum move leaves their spent at 0, so they move again and again (see "
-    "tests/rules/test_07_movement.py::test_7_3_zero_mp_unit_moves_only_one_hex)"))
-@settings(max_examples=n(12), phases=[Phase.explicit, Phase.generate])  # no slow shrinking
-@given(seed=S.seeds, script=S.scripts(min_size=10, max_size=30))
-def test_7_3_overspend_only_on_a_units_first_step_historical(book, seed, script):
-    _movement_points(book, "historical", seed, script, first_step_rule=True)
+@pytest.mark.parametrize("setup", SETUPS)
+@settings(max_examples=n(10))
+@given(seed=S.seeds, data=st.data())
+def test_7_3_overspend_only_on_a_units_first_step(book, setup, seed, data):
+    script = data.draw(script_for(setup), label="script")
+    _movement_points(book, setup, seed, script, first_step_rule=True)
 
 
 # =================================================================== (e) determinism

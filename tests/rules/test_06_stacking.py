@@ -215,10 +215,6 @@ def test_6_7_aztec_overstack_is_removed_by_the_spanish(book):
 
 
 @pytest.mark.rule("6.7")
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: GameState._close_group opens a removal for the first overstacked hex "
-    "of the group only; once that removal ends nothing re-checks the group's other "
-    "hexes, so a group that overstacks two hexes leaves one overstacked (6.6, 6.7)"))
 def test_6_7_every_hex_a_group_overstacks_is_brought_within_limits(book):
     # The Texcocoan pair S29 + S30 starts in 1111 and splits: each half ends
     # next to a European (6.2), in 1110 and in 1112.
@@ -227,20 +223,36 @@ def test_6_7_every_hex_a_group_overstacks_is_brought_within_limits(book):
     state.apply("move S29 1110")
     state.apply("move S30 1112")
     state.apply("end")
+    removed = []
     for _ in range(4):
         if state.current_player != "aztec":
             break
-        state.apply(state.legal_actions()[0])
+        action = state.legal_actions()[0]
+        removed.append(action.args[0])
+        state.apply(action)
+    assert len(removed) == 2  # one unit from each hex
     assert state.phase == "spanish_land_combat"
     assert broken(state, "1110", "spanish") == []
     assert broken(state, "1112", "spanish") == []
 
 
 @pytest.mark.rule("6.7")
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: 6.7 says the opponent removes the fewest units needed, but the engine "
-    "lets him remove any unit of the hex, one that does not count (Cortés) or one "
-    "whose removal leaves more to remove, so he can take more units than needed"))
+def test_6_7_demo_group_split_over_two_hexes(book):
+    # From the demo set-up: the Texcocoan pair on 3009 splits, S29 next to S9 on
+    # 3010 and S30 next to S1 on 3108; both hexes break 6.2 when the move ends.
+    state = book.new_game(seed=0, setup="demo")
+    for text in ("move S1 3009", "move S1 3108", "move S29 3010", "move S30 3108", "end"):
+        state.apply(text)
+    assert state.current_player == "aztec"
+    state.apply("remove S9")
+    assert state.phase == "spanish_land_movement"  # 3108 is still to be settled
+    assert {str(a) for a in state.legal_actions()} == {"remove S1", "remove S30"}
+    state.apply("remove S30")
+    assert state.phase == "spanish_land_combat"
+    assert broken(state, "3010", "spanish") == [] and broken(state, "3108", "spanish") == []
+
+
+@pytest.mark.rule("6.7")
 def test_6_7_opponent_cannot_remove_a_unit_that_does_not_count(book):
     positions = {f"S{i}": "1110" for i in range(1, 6)} | {"S6": "1111", "Cortes": "1110"}
     state = book.new_game(positions=positions)
@@ -248,12 +260,13 @@ def test_6_7_opponent_cannot_remove_a_unit_that_does_not_count(book):
     state.apply("end")
     assert state.current_player == "aztec"
     assert Action("remove", ("Cortes",)) not in state.legal_actions()
+    assert "6.7" in {r for r, _ in state.why_illegal(Action("remove", ("Cortes",)))}
+    state.apply("remove S2")  # one counting unit is enough
+    assert state.phase == "spanish_land_combat"
+    assert state.units["Cortes"].hex == "1110"
 
 
 @pytest.mark.rule("6.7")
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: 6.7 fewest units; with one European and two allies in a hex, removing "
-    "the European alone suffices, but the engine lets the remover take both allies"))
 def test_6_7_opponent_removes_the_fewest_units(book):
     state = book.new_game(positions={"S3": "1110", "S29": "1111", "S30": "1111"})
     state.apply("move S29 1110")
@@ -261,3 +274,6 @@ def test_6_7_opponent_removes_the_fewest_units(book):
     state.apply("end")
     assert state.current_player == "aztec"
     assert {str(a) for a in state.legal_actions()} == {"remove S3"}
+    state.apply("remove S3")
+    assert state.phase == "spanish_land_combat"
+    assert set(state.units_in("1110")) == {"S29", "S30"}

@@ -82,18 +82,26 @@ def test_7_2_unused_points_are_lost_at_phase_end(game):
 
 # ------------------------------------------------------------------ 7.3
 @pytest.mark.rule("7.3")
-def test_7_3_one_mp_unit_may_enter_a_two_mp_hex_as_its_first_move(game):
-    # S12 (a gunboat, the only units with a movement factor of 1) on the mainland
-    # next to Chapultepec (1322, major fortress: 2 MP).
-    state = game({"S12": "1222"})
-    cost, _ = state.move_cost("S12", "1322")
+def test_7_3_one_mp_unit_may_enter_a_two_mp_hex_as_its_first_move(tmp_path):
+    # S1 given a movement factor of 1, on the mainland next to Chapultepec
+    # (1322, major fortress: 2 MP).
+    line = "counter S1 \"Jorge de Alvarado's command\" infantry steps 4 combat 7, 5, 4, 2 move "
+    book = _book_with_counter_change(tmp_path, line + "4", line + "1")
+    state = book.new_game(positions={"S1": "1222"})
+    cost, _ = state.move_cost("S1", "1322")
     assert cost == 2
-    state.apply("move S12 1322")
-    assert state.units["S12"].hex == "1322"
-    assert state.units["S12"].spent == 1  # all it had: 0 left
+    state.apply("move S1 1322")
+    assert state.units["S1"].hex == "1322"
+    assert state.units["S1"].spent == 1  # all it had: 0 left
     assert "7.3" in state.log[-1].rules
     assert "0 of 1 MP left" in state.log[-1].text
     assert not any(a.kind == "move" for a in state.legal_actions())
+
+
+@pytest.mark.rule("7.19")
+def test_7_19_gunboats_never_move_on_land(game):
+    state = game({"S12": "1222"})
+    assert "7.19" in rejected(state, "move S12 1221")
 
 
 @pytest.mark.rule("7.3")
@@ -108,28 +116,40 @@ def test_7_3_not_as_a_second_move(game):
 @pytest.mark.rule("7.3")
 def test_7_3_minimum_move_does_not_open_forbidden_hexes(game):
     # The one-hex minimum move never enters the quagmire (7.10) or an enemy hex (7.5).
-    state = game({"S12": "3022", "A11": "3021"})
-    assert "7.10" in rejected(state, "move S12 3023")
-    assert "7.5" in rejected(state, "move S12 3021")
+    state = game({"S1": "3022", "A11": "3021"})
+    assert "7.10" in rejected(state, "move S1 3023")
+    assert "7.5" in rejected(state, "move S1 3021")
+
+
+def _book_with_counter_change(tmp_path, old, new):
+    """The Cortés rulebook with one counter line of counters.rules rewritten."""
+    text = (ROOT / "rulebook" / "cortes" / "counters.rules").read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "counters.rules"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return cortes_rules.load("cortes", counters=str(path))
 
 
 @pytest.mark.rule("7.3")
-def test_7_3_zero_mp_unit_can_make_the_minimum_move(game):
-    state = game({"S25": "1110"})  # cannon: movement factor 0
-    state.apply("move S25 1111")
-    assert state.units["S25"].hex == "1111"
+def test_7_3_zero_mp_unit_moves_only_one_hex(tmp_path):
+    # A unit whose movement factor is 0 may make the minimum move once; spending
+    # "all" of 0 points leaves its spent at 0, and that must not let it go on.
+    line = "counter S1 \"Jorge de Alvarado's command\" infantry steps 4 combat 7, 5, 4, 2 move "
+    book = _book_with_counter_change(tmp_path, line + "4", line + "0")
+    state = book.new_game(positions={"S1": "1110"})
+    state.apply("move S1 1111")
+    assert state.units["S1"].hex == "1111" and state.units["S1"].spent == 0
     assert "7.3" in state.log[-1].rules
+    assert "7.1" in rejected(state, "move S1 1112")
+    assert not any(a.kind == "move" for a in state.legal_actions())
 
 
-@pytest.mark.rule("7.3")
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: 7.3's permit tests unit.spent == 0 to mean 'has not moved yet', and a "
-    "minimum move sets spent to the movement factor; for a 0-MP unit (the cannons "
-    "S25-S28) spent stays 0, so the unit can repeat the minimum move without end"))
-def test_7_3_zero_mp_unit_moves_only_one_hex(game):
-    state = game({"S25": "1110"})
-    state.apply("move S25 1111")
-    assert "7.1" in rejected(state, "move S25 1112")
+@pytest.mark.rule("7.4")
+def test_7_4_cannons_never_move_on_their_own(game):
+    state = game({"S25": "1110", "S1": "1110"})
+    assert "7.4" in rejected(state, "move S25 1111")
+    assert not any(a.kind == "move" and a.args[0] == "S25" for a in state.legal_actions())
+    state.apply("move S1 1111")  # the infantry beside it moves as usual
 
 
 # ------------------------------------------------------------------ 7.5

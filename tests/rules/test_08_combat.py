@@ -105,7 +105,8 @@ def test_8_4_only_units_next_to_the_target_join(game):
 def test_8_4_attackers_may_come_from_several_hexes(game, battle):
     around = list(hexgrid.neighbours("1110"))
     units = [f"S{i}" for i in range(1, 7)]
-    state = game(dict(zip(units, around)) | {"A1": "1110"}, phase="spanish_land_combat")
+    state = game(dict(zip(units, around, strict=True)) | {"A1": "1110"},
+                 phase="spanish_land_combat")
     battle(state, "1110", units)
     assert state.odds(state.battle).values["attack"] == 42
 
@@ -173,7 +174,7 @@ def test_8_10_equal_factors_are_1_to_1(book):
 # ------------------------------------------------------------------ 8.11
 def _concentric(game, battle, attacker_hexes):
     units = [f"S{i}" for i in range(1, len(attacker_hexes) + 1)]
-    state = game(dict(zip(units, attacker_hexes)) | {"A1": "1110"},
+    state = game(dict(zip(units, attacker_hexes, strict=True)) | {"A1": "1110"},
                  phase="spanish_land_combat")
     battle(state, "1110", units)
     return shifts(state)
