@@ -144,8 +144,8 @@ def outcome(state: GameState) -> Outcome | None:
     """How a game ended, or None while it goes on."""
     if not state.is_terminal():
         return None
-    return Outcome(None, f"the turn limit ({state.turn_limit}) was reached; the victory "
-                   "rules (section 5) are not stated yet, so no side is named the winner")
+    return Outcome(None, f"the turn limit ({state.turn_limit}) was reached; the rulebook "
+                   "states no victory conditions yet, so no side is named the winner")
 
 
 def load(name_or_path: StrPath = "cortes", *, options: Iterable[str] = (),

@@ -396,10 +396,15 @@ class GameState:
             if self._open_removal(hex_id, self.phasing_side):
                 return
 
-    def stacking_violations(self, hex_id: str, side: str,
-                            extra: Iterable[str] = ()) -> list[ir.Stacking]:
-        """The stacking clauses a side's units in a hex break (with ``extra`` units added)."""
-        members = {u for u in self.units_in(hex_id) if self.side_of(u) == side} | set(extra)
+    def stacking_violations(self, hex_id: str, side: str, extra: Iterable[str] = (),
+                            without: Iterable[str] = ()) -> list[ir.Stacking]:
+        """The stacking clauses a side's units in a hex break.
+
+        ``extra`` units are counted as if they were there, ``without`` units
+        as if they were not.
+        """
+        members = ({u for u in self.units_in(hex_id) if self.side_of(u) == side}
+                   | set(extra)) - set(without)
         env = Env(self, "stack", {"units": frozenset(UnitView(self, u) for u in members),
                                   "hex": HexView(self, hex_id), "side": side})
         return [c for c in self.book.stacking.get(side, []) if not env.eval(c.requires)]
@@ -439,17 +444,11 @@ class GameState:
         for size in range(1, len(members) + 1):
             found: set[str] = set()
             for subset in itertools.combinations(members, size):
-                if not self._violations_without(hex_id, side, set(subset)):
+                if not self.stacking_violations(hex_id, side, without=subset):
                     found.update(subset)
             if found:
                 return found
         return set(members)
-
-    def _violations_without(self, hex_id: str, side: str, removed: set[str]) -> bool:
-        members = {u for u in self.units_in(hex_id) if self.side_of(u) == side} - removed
-        env = Env(self, "stack", {"units": frozenset(UnitView(self, u) for u in members),
-                                  "hex": HexView(self, hex_id), "side": side})
-        return any(not env.eval(c.requires) for c in self.book.stacking.get(side, []))
 
     def _apply_remove(self, unit_id: str) -> None:
         removal = self.removal
