@@ -228,6 +228,19 @@ class GameState:
         legal = [a for a in candidates if not self.why_illegal(a)]
         return sorted(set(legal), key=self.book.action_id)
 
+    def legal_action_ids(self) -> list[int]:
+        """The integer ids of the legal actions, ascending (see ``Rulebook.action_id``)."""
+        return [self.book.action_id(a) for a in self.legal_actions()]
+
+    def __str__(self) -> str:
+        player = self.current_player or "nobody (game over)"
+        lines = [f"turn {self.turn}, {self.phase_label}; to act: {player}"]
+        by_hex: dict[str, list[str]] = {}
+        for unit_id, hex_id in self.positions().items():
+            by_hex.setdefault(hex_id, []).append(f"{unit_id}({self.units[unit_id].steps})")
+        lines.extend(f"  {h}: {' '.join(units)}" for h, units in sorted(by_hex.items()))
+        return "\n".join(lines)
+
     def is_legal(self, action: Action) -> bool:
         return not self.why_illegal(action)
 

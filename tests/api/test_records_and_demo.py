@@ -124,3 +124,15 @@ def test_a_broken_replacement_map_is_reported_with_its_line(tmp_path: Path) -> N
 def test_unknown_optional_rule_is_refused() -> None:
     with pytest.raises(cortes_rules.CortesRulesError, match="no optional rule numbered 11.99"):
         cortes_rules.load("cortes", options=["11.99"])
+
+
+@pytest.mark.rule("4.2")
+def test_legal_action_ids_match_legal_actions_and_str_shows_the_position() -> None:
+    book = cortes_rules.load("cortes")
+    state = book.new_game(seed=1, setup="demo")
+    ids = state.legal_action_ids()
+    assert ids == sorted(ids)
+    assert [book.action_from_id(i) for i in ids] == state.legal_actions()
+    text = str(state)
+    assert text.startswith("turn 1, Spanish land movement; to act: spanish")
+    assert "  3010: S1(4) S9(4)" in text
