@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 
 import attrs
 
@@ -18,7 +19,7 @@ from .dsl import ir
 from .dsl.diagnostics import Diagnostic
 from .engine.actions import Action
 from .engine.book import Book
-from .engine.state import GameState, column_index, raw_odds
+from .engine.state import GameState, column_index, raw_odds, result_distribution
 from .errors import CortesRulesError
 from .loader import compile_rulebook
 
@@ -113,6 +114,17 @@ class Rulebook:
             raise CortesRulesError("this rulebook has no clamp clause, so no odds columns")
         column = self._book.tables[clamp.table].columns[column_index(self._book, ratio, shift)]
         return f"{ratio[0]}:{ratio[1]}", f"{column[0]}:{column[1]}"
+
+    def forecast(self, attack: int, defense: int,
+                 shift: int = 0) -> dict[tuple[int, int], Fraction]:
+        """What-if results: exact chances of each ``(attacker loss, defender loss)``.
+
+        For two combat totals and a net column shift, e.g. ``book.forecast(26, 7)``
+        at 3:1 gives ``(1, 2)`` (a roll of 5) a chance of 4/36.
+        """
+        _, column = self.odds(attack, defense, shift)
+        a, d = column.split(":")
+        return result_distribution(self._book, (int(a), int(d)))
 
     def setup_positions(self, name: str) -> dict[str, str]:
         """Where a named set-up places each unit."""

@@ -89,3 +89,15 @@ def resolve() -> Callable[[GameState, int], GameState]:
         return state
 
     return do
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test names the rulebook rule it checks (``@pytest.mark.rule("8.17")``).
+
+    The marker feeds the rule-coverage report; a test without one is a
+    collection error, so none slips in unnoticed.
+    """
+    missing = [item.nodeid for item in items if item.get_closest_marker("rule") is None]
+    if missing:
+        raise pytest.UsageError("tests without @pytest.mark.rule(...):\n  " +
+                                "\n  ".join(missing))

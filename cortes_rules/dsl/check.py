@@ -20,6 +20,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+import attrs
+
 from ..engine.hexgrid import adjacent
 from . import ir, render
 from .contexts import (
@@ -76,6 +78,7 @@ class Checker:
         self.check_data_blocks()
         self.check_counters()
         self.check_map()
+        self.check_terrain_on_map()
         self.check_setups()
         return sorted(self.diagnostics,
                       key=lambda d: (d.span.path, d.span.line, d.span.column))
@@ -685,6 +688,21 @@ class Checker:
                     if number not in data.zones:
                         self.error(statement.span, f"lake zone {number} is not declared", where)
 
+    def check_terrain_on_map(self) -> None:
+        """Warn about terrain conditions no hex of the loaded map can meet."""
+        data = self.program.map
+        if data is None:
+            return
+        present = set().union(*data.hexes.values()) if data.hexes else set()
+        for statement in self.program.statements:
+            for node in statement_exprs(statement):
+                for inner in walk(node):
+                    if (isinstance(inner, ir.Is) and inner.name in self.symbols["terrain"]
+                            and inner.name not in present):
+                        self.error(inner.name_span, f"no hex of map {data.name} has terrain "
+                                   f"{inner.name!r}: on this map the condition is never true",
+                                   statement.rule, severity="warning")
+
     def check_setups(self) -> None:
         block = self.program.counters
         counters = {c.id for c in block.counters} if block else set()
@@ -701,6 +719,25 @@ class Checker:
                     if unit in placed:
                         self.error(placement.span, f"unit {unit} is placed twice", where)
                     placed.add(unit)
+
+
+def statement_exprs(statement: ir.Statement) -> list[ir.Expr]:
+    """The expressions a statement holds."""
+    fields = ("expr", "override", "when", "requires", "attacker", "defender")
+    return [getattr(statement, f) for f in fields if getattr(statement, f, None) is not None]
+
+
+def walk(node: ir.Expr) -> Iterable[ir.Expr]:
+    """An expression and every expression inside it."""
+    yield node
+    for field in attrs.fields(type(node)):
+        value = getattr(node, field.name)
+        children = value if isinstance(value, tuple) else (value,)
+        for child in children:
+            if isinstance(child, (ir.IntLit, ir.BoolLit, ir.Name, ir.SetLit, ir.Attr,
+                                  ir.Index, ir.Not, ir.BoolOp, ir.Compare, ir.Member, ir.Is,
+                                  ir.Arith, ir.Neg, ir.Call)):
+                yield from walk(child)
 
 
 def conjuncts(node: ir.Expr) -> Iterable[ir.Expr]:

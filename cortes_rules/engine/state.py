@@ -579,6 +579,19 @@ class GameState:
         return OddsReport(values, ratio, tuple(shifts), column,
                           tuple(sorted(rules, key=_rule_order)))
 
+    def forecast(self) -> dict[tuple[int, int], Fraction]:
+        """The exact chances of each result of the open battle, before its roll.
+
+        Keys are ``(attacker's step loss, defender's step loss)``; the
+        probabilities are exact and sum to 1. Ask it once attackers have
+        joined (or at the roll itself).
+        """
+        battle = self.battle
+        if battle is None or not battle.attackers or battle.stage not in ("join", "roll"):
+            raise EvaluationError("no battle with attackers is waiting for its roll")
+        report = battle.odds or self.odds(battle)
+        return result_distribution(self.book, report.column)
+
     def _check_resolve(self) -> list[Reason]:
         battle = self.battle
         if battle is None or battle.stage != "join":
@@ -865,6 +878,20 @@ def raw_odds(book: Book, attack: int, defense: int) -> tuple[tuple[int, int], st
     if clause is None:
         raise EvaluationError(f"no odds clause applies to {attack} against {defense}")
     return (int(env.eval(clause.attacker)), int(env.eval(clause.defender))), clause.rule
+
+
+def result_distribution(book: Book, column: tuple[int, int]) -> dict[tuple[int, int], Fraction]:
+    """Exact chances of each ``(attacker loss, defender loss)`` in one odds column."""
+    resolve, results = book.resolve, book.results
+    assert resolve is not None and results is not None
+    dice = book.dice[resolve.dice]
+    table = book.tables[resolve.table]
+    chances: dict[tuple[int, int], Fraction] = {}
+    for total, chance in rng.dice_distribution(dice.count, dice.faces):
+        left, right = table.cell(total, column)
+        key = (left, right) if results.left == "attacker" else (right, left)
+        chances[key] = chances.get(key, Fraction(0)) + chance
+    return dict(sorted(chances.items()))
 
 
 class _Detached:

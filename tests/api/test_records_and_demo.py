@@ -136,3 +136,35 @@ def test_legal_action_ids_match_legal_actions_and_str_shows_the_position() -> No
     text = str(state)
     assert text.startswith("turn 1, Spanish land movement; to act: spanish")
     assert "  3010: S1(4) S9(4)" in text
+
+
+@pytest.mark.rule("7.10")
+def test_a_map_without_quagmire_loads_with_a_warning(tmp_path: Path) -> None:
+    shipped = (DEMO.parent / "map.rules").read_text()
+    assert "hex 3023: quagmire" in shipped
+    path = tmp_path / "dry.rules"
+    path.write_text(shipped.replace("hex 3023: quagmire", "hex 3023: clear"))
+    book = cortes_rules.load("cortes", map=path)
+    [warning] = book.warnings
+    assert warning.severity == "warning" and warning.rule == "7.10"
+    assert "no hex of map cortes_1521 has terrain 'quagmire'" in warning.message
+    assert warning.render().startswith("rulebook/cortes/07-movement.rules:")
+
+
+@pytest.mark.rule("8.18")
+def test_forecast_gives_exact_result_chances() -> None:
+    from fractions import Fraction
+
+    book = cortes_rules.load("cortes")
+    chances = book.forecast(26, 7)  # 3:1, the 8.18 example column
+    assert sum(chances.values()) == 1
+    assert chances[(1, 2)] == Fraction(4, 36)   # only a roll of 5 gives 1/2 at 3:1
+    assert chances[(0, 2)] == Fraction(10, 36)  # rolls of 6 and 8
+    state = book.new_game(seed=8, setup="demo")
+    for text in ("move S9 3011", "move S1 3011", "end", "attack 3012", "join S1", "join S9"):
+        state.apply(text)
+    # 13 against 3 is 4:1, two columns left for the fortress (8.15): the 2:1 column.
+    assert state.forecast() == book.forecast(13, 3, shift=-2)
+    before = [str(e) for e in state.log]
+    state.forecast()
+    assert [str(e) for e in state.log] == before  # asking changes nothing
