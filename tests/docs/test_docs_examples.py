@@ -24,3 +24,13 @@ def test_pycon_sessions_in_docs_run(page: Path) -> None:
     runner.run(test, out=output.append)
     assert runner.failures == 0, "".join(output)
     assert runner.tries > 10
+
+
+@pytest.mark.rule("8.11")
+def test_every_interpretation_is_listed_in_the_docs(book) -> None:  # type: ignore[no-untyped-def]
+    page = (DOCS / "interpretations.md").read_text(encoding="utf-8")
+    stated = [(rule.number, text) for rule in book.program.all_rules
+              for text in rule.interpretations]
+    assert len(stated) >= 8
+    missing = [f"{number}: {text}" for number, text in stated if text not in page]
+    assert not missing, "docs/interpretations.md lacks:\n" + "\n".join(missing)
