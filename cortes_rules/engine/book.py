@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from ..dsl import ir
-from ..dsl.contexts import DEFINE_SCOPES, context_of
+from ..dsl.contexts import DEFINE_SCOPES
 from ..errors import NotationError
 from . import hexgrid
 from .actions import Action
@@ -245,7 +245,3 @@ def _rule_key(number: str) -> tuple[int, ...]:
     return tuple(int("".join(ch for ch in part if ch.isdigit()) or 0)
                  for part in number.split("."))
 
-
-def statement_context(statement: ir.Statement) -> str | None:
-    """Re-exported for the engine modules: the context a statement runs in."""
-    return context_of(statement)
