@@ -400,8 +400,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     # -------------------------------------------------------------- map
     def map_block(self, meta: Any, c: list[Any]) -> ir.MapBlock:
         name, label, *body = c
-        notes = tuple(x[1] for x in body if isinstance(x, tuple))
-        statements = tuple(x for x in body if not isinstance(x, tuple))
+        notes, statements = _split_notes(body)
         return ir.MapBlock(str(name), _string(label), notes, statements, self._span(meta))
 
     def map_note(self, meta: Any, c: list[Any]) -> tuple[str, str]:
@@ -435,8 +434,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     # -------------------------------------------------------------- counters
     def counters_block(self, meta: Any, c: list[Any]) -> ir.CountersBlock:
         name, label, *body = c
-        notes = tuple(x[1] for x in body if isinstance(x, tuple))
-        counters = tuple(x for x in body if isinstance(x, ir.CounterDecl))
+        notes, counters = _split_notes(body)
         return ir.CountersBlock(str(name), _string(label), notes, counters, self._span(meta))
 
     def counters_note(self, meta: Any, c: list[Any]) -> tuple[str, str]:
@@ -473,8 +471,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     # -------------------------------------------------------------- set-ups
     def setup_block(self, meta: Any, c: list[Any]) -> ir.SetupBlock:
         name, label, *body = c
-        notes = tuple(x[1] for x in body if isinstance(x, tuple))
-        placements = tuple(x for x in body if isinstance(x, ir.Placement))
+        notes, placements = _split_notes(body)
         return ir.SetupBlock(str(name), _string(label), notes, placements, self._span(meta))
 
     def setup_note(self, meta: Any, c: list[Any]) -> tuple[str, str]:
@@ -482,6 +479,12 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
 
     def setup_place(self, meta: Any, c: list[Any]) -> ir.Placement:
         return ir.Placement(c[0], str(c[1]), self._span(meta))
+
+
+def _split_notes(body: list[Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """A data block's ``note`` lines apart from its other statements."""
+    notes = tuple(x[1] for x in body if isinstance(x, tuple))
+    return notes, tuple(x for x in body if not isinstance(x, tuple))
 
 
 def attrs_evolve_rule(statement: Any, number: str) -> Any:

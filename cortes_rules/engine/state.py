@@ -697,7 +697,8 @@ class GameState:
         unit = self.units[unit_id]
         unit.steps -= 1
         battle.owed[side] -= 1
-        rules = [battle.odds and self.book.results.rule if self.book.results else ""]
+        results = self.book.results
+        rules = [results.rule] if results else []
         rules += [c.rule for c in self.book.forbids.get("lose", [])]
         if unit.steps == 0:
             self._eliminate(unit_id)
