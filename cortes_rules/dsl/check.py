@@ -25,6 +25,7 @@ import attrs
 from ..engine.hexgrid import adjacent
 from . import ir, render
 from .contexts import (
+    ACTION_CONTEXTS,
     CONTEXTS,
     DEFINE_SCOPES,
     FUNCTIONS,
@@ -193,6 +194,10 @@ class Checker:
     # -------------------------------------------------------------- statements
     def check_statement(self, statement: ir.Statement) -> None:
         context = context_of(statement)
+        if (context is None and isinstance(statement, (ir.Forbid, ir.Permit))
+                and not self.program.of(ir.ActionDecl)):
+            self.unknown(statement.span, "action", statement.action, ACTION_CONTEXTS,
+                         statement.rule)
         if context is None:
             return
         rule = statement.rule

@@ -41,6 +41,45 @@ class Name:
 
 
 @attrs.frozen
+class NoneLit:
+    span: Span
+
+
+@attrs.frozen
+class StrLit:
+    """A quoted string in an expression (a label, a rule number, a symbol)."""
+
+    value: str
+    span: Span
+
+
+@attrs.frozen
+class ListLit:
+    """``[a, b]``: an ordered list (a tuple at run time)."""
+
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@attrs.frozen
+class TupleLit:
+    """``(a, b)``: a fixed-size tuple."""
+
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@attrs.frozen
+class Cond:
+    """``if C then A else B``."""
+
+    test: Expr
+    then: Expr
+    otherwise: Expr
+    span: Span
+
+
+@attrs.frozen
 class SetLit:
     items: tuple[Expr, ...]
     span: Span
@@ -143,8 +182,8 @@ class Call:
     span: Span
 
 
-Expr = Union[IntLit, BoolLit, Name, SetLit, Attr, Index, Not, BoolOp, Compare, Member, Is,
-             Arith, Neg, Call]
+Expr = Union[IntLit, BoolLit, NoneLit, StrLit, Name, SetLit, ListLit, TupleLit, Cond, Attr,
+             Index, Not, BoolOp, Compare, Member, Is, Arith, Neg, Call]
 
 # ----------------------------------------------------------------- table cells
 
@@ -221,7 +260,7 @@ class PropertyDecl:
 class ClassDecl:
     name: str
     label: str
-    side: str
+    side: str | None
     traits: tuple[str, ...]
     rule: str
     span: Span
@@ -400,11 +439,20 @@ class Advance:
 
 @attrs.frozen
 class Phase:
+    """One phase of the turn sequence.
+
+    ``side`` is the player whose phase it is; with ``for_each_player`` the
+    phase is played once by every player in turn order (``side`` is then "").
+    ``activity`` names what the phase does: a procedure of the core, called
+    with the phasing player.
+    """
+
     name: str
     label: str
     side: str
     activity: str | None
     span: Span
+    for_each_player: bool = False
 
 
 @attrs.frozen
@@ -415,10 +463,342 @@ class Sequence:
     span: Span
 
 
+# ----------------------------------------------------------------- the core
+# Declarations and procedures of the general layer (players, places,
+# pieces, values, procedures, visibility). Each carries its rule number, or
+# the name of the mechanism block it sits in ("lib:NAME").
+
+
+@attrs.frozen
+class PlayerDecl:
+    """``player NAME "Label"`` or ``party NAME "Label"`` (run by the rules)."""
+
+    name: str
+    label: str
+    party: bool
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class PoolDecl:
+    """An off-board place; ``per_player`` makes one per player (``hand.north``)."""
+
+    name: str
+    label: str
+    per_player: bool
+    ordered: bool
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class TypeRef:
+    """A value type: ``int``, ``bool``, ``piece``, ``list of piece``..."""
+
+    name: str
+    of: str | None
+    span: Span
+
+
+@attrs.frozen
+class AttributeDecl:
+    """A mutable attribute of every piece, place or player, with its start value."""
+
+    owner: str
+    name: str
+    type: TypeRef
+    initial: Expr | None
+    label: str | None
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class ValueDecl:
+    """A global game variable with its start value."""
+
+    name: str
+    type: TypeRef
+    initial: Expr
+    label: str | None
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class HookDecl:
+    """An extension point that rule clauses contribute values to."""
+
+    name: str
+    type: TypeRef
+    label: str
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class Contribute:
+    """``contribute HOOK = VALUE [when C]``: one rule's share of a hook."""
+
+    hook: str
+    value: Expr
+    when: Expr | None
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class FunctionDecl:
+    """``function f(a, b) = expr``: a definition expanded where it is used."""
+
+    name: str
+    params: tuple[str, ...]
+    body: Expr
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class ActionParam:
+    name: str
+    type: str
+    span: Span
+
+
+@attrs.frozen
+class ActionDecl:
+    """A kind of action: its text form is ``NAME ARG...`` and fixes its id range."""
+
+    name: str
+    params: tuple[ActionParam, ...]
+    label: str
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class HideDecl:
+    """``hide piece when C``: ``piece`` is hidden from ``viewer`` while C holds."""
+
+    when: Expr
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class FaceDieDecl:
+    """A die with named faces (a name repeated counts once per face)."""
+
+    name: str
+    faces: tuple[str, ...]
+    rule: str
+    span: Span
+
+
+# Procedure statements ----------------------------------------------------
+
+
+@attrs.frozen
+class Let:
+    name: str
+    value: Expr
+    span: Span
+
+
+@attrs.frozen
+class SetStmt:
+    """``set TARGET = VALUE``: TARGET is a variable or ``thing.attribute``."""
+
+    target: Expr
+    value: Expr
+    span: Span
+
+
+@attrs.frozen
+class Put:
+    """``put PIECES into PLACE``: move one piece or a collection of pieces."""
+
+    pieces: Expr
+    place: Expr
+    span: Span
+
+
+@attrs.frozen
+class If:
+    test: Expr
+    then: tuple[Stmt, ...]
+    otherwise: tuple[Stmt, ...]
+    span: Span
+
+
+@attrs.frozen
+class ForEach:
+    name: str
+    domain: Expr
+    where: Expr | None
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@attrs.frozen
+class While:
+    test: Expr
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@attrs.frozen
+class Loop:
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@attrs.frozen
+class Break:
+    span: Span
+
+
+@attrs.frozen
+class Continue:
+    span: Span
+
+
+@attrs.frozen
+class Return:
+    span: Span
+
+
+@attrs.frozen
+class CallStmt:
+    name: str
+    args: tuple[Expr, ...]
+    span: Span
+
+
+@attrs.frozen
+class OptionParam:
+    name: str
+    domain: Expr
+    span: Span
+
+
+@attrs.frozen
+class Option:
+    """One kind of action a choice offers: its parameters range over domains.
+
+    ``bindings`` (``with x = ...``) are computed for each candidate and are
+    visible to the forbid clauses of the action kind and to the body;
+    ``where`` filters candidates without citing a rule.
+    """
+
+    kind: str
+    params: tuple[OptionParam, ...]
+    bindings: tuple[tuple[str, Expr], ...]
+    where: Expr | None
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@attrs.frozen
+class Choose:
+    """A decision by one player: the legal actions are the options' candidates."""
+
+    player: Expr
+    options: tuple[Option, ...]
+    span: Span
+
+
+@attrs.frozen
+class ChooseSealed:
+    """Every player of a set chooses in secret; the choices are revealed together."""
+
+    name: str
+    players: Expr
+    options: tuple[Option, ...]
+    span: Span
+
+
+@attrs.frozen
+class Roll:
+    """A chance node: roll dice (or a named-face die) and bind the result."""
+
+    name: str
+    dice: Expr
+    span: Span
+
+
+@attrs.frozen
+class Draw:
+    """A chance node: a piece drawn at random from a place."""
+
+    name: str
+    source: Expr
+    span: Span
+
+
+@attrs.frozen
+class Shuffle:
+    """Shuffle an ordered place (a chance event; draws are random anyway)."""
+
+    place: Expr
+    span: Span
+
+
+@attrs.frozen
+class Log:
+    """A log line: ``{expr}`` in the text is replaced by the value."""
+
+    text: str
+    cite: Expr | None
+    to: Expr | None
+    span: Span
+
+
+@attrs.frozen
+class Finish:
+    """The game ends, with its winner (a player, a set of players, or none)."""
+
+    winner: Expr | None
+    reason: str
+    span: Span
+
+
+@attrs.frozen
+class Reveal:
+    pieces: Expr
+    to: Expr
+    span: Span
+
+
+@attrs.frozen
+class Fail:
+    """A state the rules say cannot happen: an error naming the clause."""
+
+    message: str
+    span: Span
+
+
+Stmt = Union[Let, SetStmt, Put, If, ForEach, While, Loop, Break, Continue, Return, CallStmt,
+             Choose, ChooseSealed, Roll, Draw, Shuffle, Log, Finish, Reveal, Fail]
+
+
+@attrs.frozen
+class Procedure:
+    """A named procedure: parameters and a body of statements."""
+
+    name: str
+    params: tuple[str, ...]
+    body: tuple[Stmt, ...]
+    rule: str
+    span: Span
+
+
 Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, HexsideDecl,
                   TableDecl, DiceDecl, Define, Cost, Forbid, Permit, Stacking, Overstack,
                   OneGroup, Odds, Shift, ShiftsCumulative, Clamp, Resolve, Results, Advance,
-                  Sequence]
+                  Sequence, PlayerDecl, PoolDecl, AttributeDecl, ValueDecl, HookDecl,
+                  Contribute, FunctionDecl, ActionDecl, HideDecl, FaceDieDecl, Procedure]
 
 
 @attrs.frozen
@@ -432,6 +812,8 @@ class Rule:
     interpretations: tuple[str, ...]
     statements: tuple[Statement, ...]
     span: Span
+    mechanism: bool = False
+    """A ``mechanism`` block of a library: ``number`` is then its name."""
 
 
 # ----------------------------------------------------------------- data blocks
@@ -495,8 +877,37 @@ class Grid:
     span: Span
 
 
+@attrs.frozen
+class AreaDecl:
+    """A named area of a board (a territory, a square, a box) with its features."""
+
+    name: str
+    label: str
+    features: tuple[str, ...]
+    span: Span
+
+
+@attrs.frozen
+class AreaAdjacent:
+    """``adjacent A: B, C``: A touches each of B and C (both ways)."""
+
+    name: str
+    others: tuple[str, ...]
+    span: Span
+
+
+@attrs.frozen
+class AreaBorder:
+    """``border A B: features``: features of the border between two areas."""
+
+    a: str
+    b: str
+    features: tuple[str, ...]
+    span: Span
+
+
 MapStatement = Union[HexTerrain, HexBlock, HexsideFeature, ZoneDecl, ZoneBorders, ZoneTouches,
-                     PlaceDecl, Grid]
+                     PlaceDecl, Grid, AreaDecl, AreaAdjacent, AreaBorder]
 
 
 @attrs.frozen
@@ -517,7 +928,7 @@ class CounterDecl:
     combat: tuple[int, ...]
     move: int | None
     flags: tuple[str, ...]
-    properties: tuple[tuple[str, str], ...]
+    properties: tuple[tuple[str, str | int], ...]
     span: Span
 
 
@@ -553,6 +964,8 @@ class GameBlock:
     sources: tuple[str, ...]
     notes: tuple[str, ...]
     span: Span
+    uses: tuple[str, ...] = ()
+    """Libraries of mechanisms (``rulebook/lib/NAME.rules``) loaded before the rules."""
 
 
 Item = Union[Rule, MapBlock, CountersBlock, SetupBlock, GameBlock]
@@ -585,6 +998,10 @@ class MapData:
     zone_touches: Mapping[int, frozenset[int]]
     places: Mapping[str, tuple[str, tuple[str, ...]]]
     block: MapBlock
+    areas: Mapping[str, tuple[str, frozenset[str]]] = attrs.Factory(dict)
+    """Area name -> (label, features), in declaration order."""
+    area_links: Mapping[str, frozenset[str]] = attrs.Factory(dict)
+    area_borders: Mapping[frozenset[str], frozenset[str]] = attrs.Factory(dict)
 
 
 @attrs.frozen

@@ -73,6 +73,9 @@ def lower_map(block: ir.MapBlock) -> ir.MapData:
     borders: dict[int, set[str]] = {}
     touches: dict[int, set[int]] = {}
     places: dict[str, tuple[str, tuple[str, ...]]] = {}
+    areas: dict[str, tuple[str, frozenset[str]]] = {}
+    links: dict[str, set[str]] = {}
+    area_borders: dict[frozenset[str], frozenset[str]] = {}
     for statement in block.statements:
         if isinstance(statement, ir.Grid):
             odd_low = statement.low_columns == "odd"
@@ -95,10 +98,21 @@ def lower_map(block: ir.MapBlock) -> ir.MapData:
                 touches.setdefault(other, set()).add(statement.number)
         elif isinstance(statement, ir.PlaceDecl):
             places[statement.name] = (statement.label, statement.hexes)
+        elif isinstance(statement, ir.AreaDecl):
+            areas[statement.name] = (statement.label, frozenset(statement.features))
+        elif isinstance(statement, ir.AreaAdjacent):
+            for other in statement.others:
+                links.setdefault(statement.name, set()).add(other)
+                links.setdefault(other, set()).add(statement.name)
+        elif isinstance(statement, ir.AreaBorder):
+            key = frozenset((statement.a, statement.b))
+            area_borders[key] = area_borders.get(key, frozenset()) | frozenset(statement.features)
     return ir.MapData(
         name=block.name, label=block.label, notes=block.notes, odd_columns_low=odd_low,
         hexes=MappingProxyType(hexes), hexsides=MappingProxyType(hexsides),
         zones=MappingProxyType(zones),
         zone_borders=MappingProxyType({k: frozenset(v) for k, v in borders.items()}),
         zone_touches=MappingProxyType({k: frozenset(v) for k, v in touches.items()}),
-        places=MappingProxyType(places), block=block)
+        places=MappingProxyType(places), block=block, areas=MappingProxyType(areas),
+        area_links=MappingProxyType({k: frozenset(v) for k, v in links.items()}),
+        area_borders=MappingProxyType(area_borders))

@@ -166,7 +166,11 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def game_block(self, meta: Any, c: list[Any]) -> ir.GameBlock:
         sources = tuple(v for k, v in c[2:] if k == "source")
         notes = tuple(v for k, v in c[2:] if k == "note")
-        return ir.GameBlock(str(c[0]), _string(c[1]), sources, notes, self._span(meta))
+        uses = tuple(v for k, v in c[2:] if k == "use")
+        return ir.GameBlock(str(c[0]), _string(c[1]), sources, notes, self._span(meta), uses)
+
+    def use(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("use", str(c[0]))
 
     def source(self, meta: Any, c: list[Any]) -> tuple[str, str]:
         return ("source", _string(c[0]))
@@ -189,6 +193,19 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
                 statements.append(attrs_evolve_rule(item, str(number)))
         return ir.Rule(str(number), _string(title), optional is not None, summary,
                        tuple(interpretations), tuple(statements), self._span(meta))
+
+    def mechanism(self, meta: Any, c: list[Any]) -> ir.Rule:
+        name, title, *body = c
+        label = f"lib:{name}"
+        summary = None
+        statements = []
+        for item in body:
+            if isinstance(item, tuple) and item[0] == "summary":
+                summary = item[1]
+            elif not (isinstance(item, tuple) and item[0] == "interpretation"):
+                statements.append(attrs_evolve_rule(item, label))
+        return ir.Rule(label, _string(title), False, summary, (), tuple(statements),
+                       self._span(meta), mechanism=True)
 
     def optional(self, meta: Any, c: list[Any]) -> bool:
         return True
@@ -307,8 +324,16 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.Sequence(str(c[0]), tuple(c[1:]), "", self._span(meta))
 
     def phase(self, meta: Any, c: list[Any]) -> ir.Phase:
-        return ir.Phase(str(c[0]), _string(c[1]), str(c[2]),
-                        str(c[3]) if c[3] is not None else None, self._span(meta))
+        each = c[2] is None
+        return ir.Phase(str(c[0]), _string(c[1]), "" if each else str(c[2]),
+                        str(c[3]) if c[3] is not None else None, self._span(meta),
+                        for_each_player=each)
+
+    def by_player(self, meta: Any, c: list[Any]) -> str:
+        return str(c[0])
+
+    def each_player(self, meta: Any, c: list[Any]) -> None:
+        return None
 
     def name_list(self, meta: Any, c: list[Any]) -> tuple[str, ...]:
         return tuple(str(x) for x in c)
@@ -361,6 +386,24 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
 
     def false_lit(self, meta: Any, c: list[Any]) -> ir.BoolLit:
         return ir.BoolLit(False, self._span(meta))
+
+    def cond(self, meta: Any, c: list[Any]) -> ir.Cond:
+        return ir.Cond(c[0], c[1], c[2], self._span(meta))
+
+    def none_lit(self, meta: Any, c: list[Any]) -> ir.NoneLit:
+        return ir.NoneLit(self._span(meta))
+
+    def str_lit(self, meta: Any, c: list[Any]) -> ir.StrLit:
+        return ir.StrLit(_string(c[0]), self._tok(c[0]))
+
+    def list_lit(self, meta: Any, c: list[Any]) -> ir.ListLit:
+        return ir.ListLit(tuple(x for x in c if x is not None), self._span(meta))
+
+    def tuple_lit(self, meta: Any, c: list[Any]) -> ir.TupleLit:
+        return ir.TupleLit(tuple(x for x in c if x is not None), self._span(meta))
+
+    def call0(self, meta: Any, c: list[Any]) -> ir.Call:
+        return ir.Call(str(c[0]), (), None, None, None, None, self._span(meta))
 
     def set_lit(self, meta: Any, c: list[Any]) -> ir.SetLit:
         return ir.SetLit(tuple(x for x in c if x is not None), self._span(meta))
@@ -468,6 +511,9 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     def property_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[str, str]]:
         return ("property", (str(c[0]), str(c[1])))
 
+    def int_property_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[str, int]]:
+        return ("property", (str(c[0]), int(c[1])))
+
     # -------------------------------------------------------------- set-ups
     def setup_block(self, meta: Any, c: list[Any]) -> ir.SetupBlock:
         name, label, *body = c
@@ -479,6 +525,170 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
 
     def setup_place(self, meta: Any, c: list[Any]) -> ir.Placement:
         return ir.Placement(c[0], str(c[1]), self._span(meta))
+
+    def named_place(self, meta: Any, c: list[Any]) -> str:
+        return str(c[0])
+
+    def player_place(self, meta: Any, c: list[Any]) -> str:
+        return f"{c[0]}.{c[1]}"
+
+    # -------------------------------------------------------------- the core
+    def player_decl(self, meta: Any, c: list[Any]) -> ir.PlayerDecl:
+        return ir.PlayerDecl(str(c[1]), _string(c[2]), str(c[0]) == "party", "",
+                             self._span(meta))
+
+    def pool_decl(self, meta: Any, c: list[Any]) -> ir.PoolDecl:
+        return ir.PoolDecl(str(c[0]), _string(c[1]), c[2] is not None, c[3] is not None, "",
+                           self._span(meta))
+
+    def per_player(self, meta: Any, c: list[Any]) -> bool:
+        return True
+
+    def ordered(self, meta: Any, c: list[Any]) -> bool:
+        return True
+
+    def type(self, meta: Any, c: list[Any]) -> ir.TypeRef:
+        return ir.TypeRef(str(c[0]), str(c[1]) if c[1] is not None else None, self._span(meta))
+
+    def attribute_decl(self, meta: Any, c: list[Any]) -> ir.AttributeDecl:
+        return ir.AttributeDecl(str(c[0]), str(c[1]), c[2], c[3],
+                                _string(c[4]) if c[4] is not None else None, "",
+                                self._span(meta))
+
+    def value_decl(self, meta: Any, c: list[Any]) -> ir.ValueDecl:
+        return ir.ValueDecl(str(c[0]), c[1], c[2], _string(c[3]) if c[3] is not None else None,
+                            "", self._span(meta))
+
+    def hook_decl(self, meta: Any, c: list[Any]) -> ir.HookDecl:
+        return ir.HookDecl(str(c[0]), c[1], _string(c[2]), "", self._span(meta))
+
+    def contribute(self, meta: Any, c: list[Any]) -> ir.Contribute:
+        return ir.Contribute(str(c[0]), c[1], c[2], "", self._span(meta))
+
+    def function_decl(self, meta: Any, c: list[Any]) -> ir.FunctionDecl:
+        name, *rest = c
+        body = rest[-1]
+        params = tuple(str(x) for x in rest[:-1] if x is not None)
+        return ir.FunctionDecl(str(name), params, body, "", self._span(meta))
+
+    def action_decl(self, meta: Any, c: list[Any]) -> ir.ActionDecl:
+        name, *rest = c
+        label = _string(rest[-1])
+        params = tuple(x for x in rest[:-1] if x is not None)
+        return ir.ActionDecl(str(name), params, label, "", self._span(meta))
+
+    def action_param(self, meta: Any, c: list[Any]) -> ir.ActionParam:
+        return ir.ActionParam(str(c[0]), str(c[1]), self._span(meta))
+
+    def hide_decl(self, meta: Any, c: list[Any]) -> ir.HideDecl:
+        return ir.HideDecl(c[0], "", self._span(meta))
+
+    def face_die_decl(self, meta: Any, c: list[Any]) -> ir.FaceDieDecl:
+        return ir.FaceDieDecl(str(c[0]), c[1], "", self._span(meta))
+
+    def procedure(self, meta: Any, c: list[Any]) -> ir.Procedure:
+        name, *rest = c
+        body = rest[-1]
+        params = tuple(str(x) for x in rest[:-1] if x is not None)
+        return ir.Procedure(str(name), params, body, "", self._span(meta))
+
+    def block(self, meta: Any, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(c)
+
+    def let_stmt(self, meta: Any, c: list[Any]) -> ir.Let:
+        return ir.Let(str(c[0]), c[1], self._span(meta))
+
+    def set_stmt(self, meta: Any, c: list[Any]) -> ir.SetStmt:
+        if not isinstance(c[0], (ir.Name, ir.Attr)):
+            raise RulesSyntaxError([Diagnostic(
+                c[0].span, "'set' needs a variable or 'thing.attribute' on its left",
+                source_line="")])
+        return ir.SetStmt(c[0], c[1], self._span(meta))
+
+    def put_stmt(self, meta: Any, c: list[Any]) -> ir.Put:
+        return ir.Put(c[0], c[1], self._span(meta))
+
+    def if_stmt(self, meta: Any, c: list[Any]) -> ir.If:
+        otherwise = c[2]
+        if otherwise is None:
+            otherwise = ()
+        elif isinstance(otherwise, ir.If):
+            otherwise = (otherwise,)
+        return ir.If(c[0], c[1], otherwise, self._span(meta))
+
+    def for_stmt(self, meta: Any, c: list[Any]) -> ir.ForEach:
+        return ir.ForEach(str(c[0]), c[1], c[2], c[3], self._span(meta))
+
+    def while_stmt(self, meta: Any, c: list[Any]) -> ir.While:
+        return ir.While(c[0], c[1], self._span(meta))
+
+    def loop_stmt(self, meta: Any, c: list[Any]) -> ir.Loop:
+        return ir.Loop(c[0], self._span(meta))
+
+    def break_stmt(self, meta: Any, c: list[Any]) -> ir.Break:
+        return ir.Break(self._span(meta))
+
+    def continue_stmt(self, meta: Any, c: list[Any]) -> ir.Continue:
+        return ir.Continue(self._span(meta))
+
+    def return_stmt(self, meta: Any, c: list[Any]) -> ir.Return:
+        return ir.Return(self._span(meta))
+
+    def call_stmt(self, meta: Any, c: list[Any]) -> ir.CallStmt:
+        return ir.CallStmt(str(c[0]), tuple(x for x in c[1:] if x is not None),
+                           self._span(meta))
+
+    def choose_stmt(self, meta: Any, c: list[Any]) -> ir.Choose:
+        return ir.Choose(c[0], tuple(c[1:]), self._span(meta))
+
+    def sealed_stmt(self, meta: Any, c: list[Any]) -> ir.ChooseSealed:
+        return ir.ChooseSealed(str(c[0]), c[1], tuple(c[2:]), self._span(meta))
+
+    def option(self, meta: Any, c: list[Any]) -> ir.Option:
+        kind, *rest = c
+        body, where, bindings = rest[-1], rest[-2], rest[-3]
+        params = tuple(x for x in rest[:-3] if x is not None)
+        return ir.Option(str(kind), params, bindings or (), where, body, self._span(meta))
+
+    def option_param(self, meta: Any, c: list[Any]) -> ir.OptionParam:
+        return ir.OptionParam(str(c[0]), c[1], self._span(meta))
+
+    def with_clause(self, meta: Any, c: list[Any]) -> tuple[tuple[str, Any], ...]:
+        return tuple(c)
+
+    def binding(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
+        return (str(c[0]), c[1])
+
+    def roll_stmt(self, meta: Any, c: list[Any]) -> ir.Roll:
+        return ir.Roll(str(c[0]), c[1], self._span(meta))
+
+    def draw_stmt(self, meta: Any, c: list[Any]) -> ir.Draw:
+        return ir.Draw(str(c[0]), c[1], self._span(meta))
+
+    def shuffle_stmt(self, meta: Any, c: list[Any]) -> ir.Shuffle:
+        return ir.Shuffle(c[0], self._span(meta))
+
+    def log_stmt(self, meta: Any, c: list[Any]) -> ir.Log:
+        return ir.Log(_string(c[0]), c[1], c[2], self._span(meta))
+
+    def finish_stmt(self, meta: Any, c: list[Any]) -> ir.Finish:
+        return ir.Finish(c[0], _string(c[1]), self._span(meta))
+
+    def reveal_stmt(self, meta: Any, c: list[Any]) -> ir.Reveal:
+        return ir.Reveal(c[0], c[1], self._span(meta))
+
+    def fail_stmt(self, meta: Any, c: list[Any]) -> ir.Fail:
+        return ir.Fail(_string(c[0]), self._span(meta))
+
+    # map areas
+    def area(self, meta: Any, c: list[Any]) -> ir.AreaDecl:
+        return ir.AreaDecl(str(c[0]), _string(c[1]), c[2] or (), self._span(meta))
+
+    def area_adjacent(self, meta: Any, c: list[Any]) -> ir.AreaAdjacent:
+        return ir.AreaAdjacent(str(c[0]), c[1], self._span(meta))
+
+    def area_border(self, meta: Any, c: list[Any]) -> ir.AreaBorder:
+        return ir.AreaBorder(str(c[0]), str(c[1]), c[2], self._span(meta))
 
 
 def _split_notes(body: list[Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:

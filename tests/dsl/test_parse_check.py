@@ -278,6 +278,10 @@ CHECK_SNIPPETS = [
                  "a shift of zero columns", id="zero-shift"),
     pytest.param("6.2", "stacking for tlaxcala requires count(units) <= 5", "stacking",
                  "unknown side 'tlaxcala'", id="unknown-stacking-side"),
+    # Action kinds are names since the core declares its own; an unknown one is a
+    # checker error that suggests the closest kind.
+    pytest.param("7.1", "forbid movement when unit.spent > 0", "forbid",
+                 "unknown action 'movement'; did you mean 'move'", id="unknown-action-kind"),
 ]
 
 
@@ -685,7 +689,6 @@ def test_expected_lists_only_readable_names(text: str, wanted: str) -> None:
     ("8.18", "resolve on crt with two_dice rolled by attackers", "attackers", "'attacker'"),
     ("8.17", "clamp odds to crt afterwards shifts", "afterwards", "'after'"),
     ("8.14", "shift 3 leftward when target has major_fortress", "leftward", "'left'"),
-    ("7.1", "forbid movement when unit.spent > 0", "movement", "'move'"),
 ])
 def test_keyword_terminals_end_at_a_word_boundary(rule: str, statement: str, word: str,
                                                   expected: str) -> None:
