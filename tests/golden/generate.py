@@ -1,0 +1,227 @@
+"""Regenerate every golden trace in tests/golden/traces/ (the only way they are written).
+
+Run from anywhere::
+
+    python tests/golden/generate.py
+
+It plays a fixed list of seeded random games with today's engine and writes
+one trace per game (the format is described in golden.py), deletes traces
+that are no longer in the list, prints how many plies of each action kind
+were recorded and writes that summary into tests/golden/README.md. The
+output is the same on every run and machine: the players' choices come from
+``random.Random(seed)``, the dice from the game's own seeded generator
+(``GameState.apply_chance``). Only the public API of cortes_rules is used.
+
+Three kinds of games:
+
+* ``demo-NN``: the demonstration set-up, two game turns;
+* ``historical-NN``: the historical set-up, one game turn, cut at a ply cap
+  so that the files stay small (a historical state has some 130 legal actions);
+* ``random-NN``: 3-8 units a side on random hexes of one 8x8 block of the map,
+  one unit per hex, so that they meet and fight; two game turns, cut at a
+  ply cap.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+for path in (str(ROOT), str(HERE)):  # the package is used from the checkout
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import cortes_rules  # noqa: E402
+import golden  # noqa: E402
+
+#: The chance that a player ends the phase when "end" is legal.
+P_END = 0.12
+#: The chance that the attacker calls off an open battle when he may.
+P_CANCEL = 0.1
+
+#: Units that never stand on a land hex: the gunboats (2.8, 7.19).
+LAKE_ONLY = frozenset(f"S{n}" for n in range(12, 25))
+#: Hexes no unit may enter or be placed in: the quagmire (7.10).
+NO_ENTRY = frozenset({"3023"})
+#: Random positions: units a side, and the size of the block of hexes they stand in.
+UNITS_A_SIDE = (3, 8)
+BLOCK = 8
+#: Roughly the island of Tenochtitlan and its causeways (columns, rows), where
+#: half the random games are centred so that city terrain and causeways matter.
+ISLAND = ((24, 36), (8, 27))
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    setup: str | None
+    seed: int
+    turn_limit: int
+    ply_cap: int
+    random_positions: bool = False
+
+
+def game_specs() -> list[GameSpec]:
+    """The games recorded, in file-name order of kind."""
+    specs = [GameSpec(f"demo-{i:02d}", "demo", 100 + i, 2, 400) for i in range(1, 17)]
+    specs += [GameSpec(f"historical-{i:02d}", "historical", 200 + i, 1, 70)
+              for i in range(1, 11)]
+    specs += [GameSpec(f"random-{i:02d}", None, 300 + i, 2, 150, random_positions=True)
+              for i in range(1, 17)]
+    return specs
+
+
+def side_of(unit_id: str) -> str:
+    """The side of a unit, by the rulebook's naming: S<n> and Cortes are Spanish."""
+    if unit_id == "Cortes" or unit_id.startswith("S"):
+        return "spanish"
+    if unit_id == "Cuauhtemoc" or unit_id.startswith("A"):
+        return "aztec"
+    raise ValueError(f"cannot tell the side of unit {unit_id!r}")
+
+
+def _coords(hex_id: str) -> tuple[int, int]:
+    return int(hex_id[:2]), int(hex_id[2:])
+
+
+def random_positions(book: cortes_rules.Rulebook, seed: int,
+                     on_island: bool) -> dict[str, str]:
+    """3-8 units a side on distinct hexes of one 8x8 block of the map.
+
+    One unit per hex keeps every hex within the stacking limits and no hex
+    holds both sides; the block keeps the units close enough to fight.
+    """
+    rng = random.Random(10_000 + seed)
+    pools = {side: [u for u in book.unit_ids if side_of(u) == side and u not in LAKE_ONLY]
+             for side in ("spanish", "aztec")}
+    hexes = [h for h in book.hex_ids if h not in NO_ENTRY]
+    (c_low, c_high), (r_low, r_high) = ISLAND
+    centres = ([h for h in hexes if c_low <= _coords(h)[0] <= c_high
+                and r_low <= _coords(h)[1] <= r_high] if on_island else hexes)
+    for _ in range(1000):
+        column, row = _coords(rng.choice(centres))
+        half = BLOCK // 2
+        block = [h for h in hexes if column - half < _coords(h)[0] <= column + half
+                 and row - half < _coords(h)[1] <= row + half]
+        counts = {side: rng.randint(*UNITS_A_SIDE) for side in pools}
+        if len(block) < sum(counts.values()):
+            continue
+        units = [u for side, pool in pools.items() for u in rng.sample(pool, counts[side])]
+        positions = dict(zip(units, rng.sample(block, len(units)), strict=True))
+        try:
+            book.new_game(seed=seed, positions=positions)
+        except cortes_rules.CortesRulesError:
+            continue
+        return positions
+    raise RuntimeError(f"no random positions found for seed {seed}")
+
+
+def choose(rng: random.Random, legal: tuple[str, ...]) -> str:
+    """The random player.
+
+    It ends the phase with chance P_END when "end" is legal, calls off an open
+    battle with chance P_CANCEL when "cancel" is legal, and otherwise picks
+    uniformly among the other legal actions. (Picking "cancel" as often as
+    "join" or "resolve" would call off most battles before their dice roll.)
+    """
+    if "end" in legal and rng.random() < P_END:
+        return "end"
+    if "cancel" in legal:
+        others = [a for a in legal if a != "cancel"]
+        if not others or rng.random() < P_CANCEL:
+            return "cancel"
+        return rng.choice(others)
+    return rng.choice(legal)
+
+
+def play(book: cortes_rules.Rulebook, spec: GameSpec, positions: Mapping[str, str]
+         ) -> golden.Trace:
+    header = golden.Header(spec.name, spec.setup, spec.seed, spec.turn_limit, spec.ply_cap,
+                           dict(positions))
+    state = golden.new_game(book, header)
+    rng = random.Random(spec.seed)
+    plies = []
+    while not state.is_terminal() and len(plies) < spec.ply_cap:
+        turn, to_act, phase, legal = golden.observe(state)
+        if not legal:
+            raise RuntimeError(f"{spec.name}: no legal action at ply {len(plies) + 1}")
+        chosen = None if state.is_chance_node() else choose(rng, legal)
+        action, log = golden.apply_and_log(state, chosen)
+        plies.append(golden.Ply(len(plies) + 1, turn, to_act, phase, legal, action, log))
+    return golden.Trace(header, tuple(plies), golden.ending(state),
+                        golden.finals(state, book.unit_ids))
+
+
+def kind_of(name: str) -> str:
+    return name.rsplit("-", 1)[0]
+
+
+KINDS = ("end", "move", "attack", "join", "resolve", "cancel", "roll", "lose", "advance",
+         "stop", "remove")
+
+
+def summary(traces: list[golden.Trace]) -> str:
+    """A Markdown table: plies of each action kind, by kind of game."""
+    counts: dict[str, Counter[str]] = {}
+    games: Counter[str] = Counter()
+    endings: dict[str, Counter[str]] = {}
+    for trace in traces:
+        kind = kind_of(trace.header.game)
+        games[kind] += 1
+        endings.setdefault(kind, Counter())[trace.end] += 1
+        counts.setdefault(kind, Counter()).update(p.action.split()[0] for p in trace.plies)
+    columns = [*counts, "all"]
+    counts["all"] = sum(counts.values(), Counter())
+    games["all"] = sum(games.values())
+    endings["all"] = sum(endings.values(), Counter())
+    kinds = [k for k in KINDS if counts["all"][k]] + sorted(set(counts["all"]) - set(KINDS))
+    rows = [["games", *(str(games[c]) for c in columns)],
+            ["ended (terminal / cap)",
+             *(f"{endings[c]['terminal']} / {endings[c]['cap']}" for c in columns)],
+            *([k, *(str(counts[c][k]) for c in columns)] for k in kinds),
+            ["all plies", *(str(sum(counts[c].values())) for c in columns)]]
+    head = ["action kind", *columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+README = HERE / "README.md"
+START, STOP = "<!-- summary: written by generate.py -->", "<!-- end of summary -->"
+
+
+def update_readme(table: str) -> None:
+    text = README.read_text(encoding="utf-8")
+    head, found, rest = text.partition(START)
+    _, found_end, tail = rest.partition(STOP)
+    if not found or not found_end:
+        raise RuntimeError(f"{README} lacks the summary markers {START!r} ... {STOP!r}")
+    README.write_text(f"{head}{START}\n{table}\n{STOP}{tail}", encoding="utf-8", newline="\n")
+
+
+def main() -> None:
+    book = cortes_rules.load("cortes")
+    traces = []
+    for spec in game_specs():
+        # Every other random game is centred on the island.
+        positions = (random_positions(book, spec.seed, on_island=spec.seed % 2 == 1)
+                     if spec.random_positions else {})
+        traces.append(play(book, spec, positions))
+    written = {golden.write_trace(trace) for trace in traces}
+    for stale in set(golden.trace_files()) - written:
+        stale.unlink()
+    size = sum(path.stat().st_size for path in written)
+    table = summary(traces)
+    update_readme(table)
+    print(f"wrote {len(written)} traces to {golden.TRACES} ({size / 1e6:.2f} MB)")
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
