@@ -19,6 +19,7 @@ from .dsl import ir
 from .dsl.diagnostics import Diagnostic
 from .engine.actions import Action
 from .engine.book import Book
+from .engine.machine import Machine, State
 from .engine.state import GameState, column_index, raw_odds, result_distribution
 from .errors import CortesRulesError
 from .loader import compile_rulebook
@@ -51,6 +52,10 @@ class Rulebook:
         self.program = program
         self.warnings = tuple(warnings)
         self._book = Book(program)
+        # A rulebook stated on the core (it declares procedures) runs on the
+        # core's interpreter; the Cortés slice still runs on the first engine
+        # until it is re-expressed on the core's mechanism library.
+        self._machine: Machine | None = Machine(program) if program.of(ir.Procedure) else None
 
     @property
     def name(self) -> str:
@@ -63,6 +68,13 @@ class Rulebook:
     @property
     def sides(self) -> tuple[str, ...]:
         """The sides, in declaration order."""
+        return self._book.sides
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The players (sides) in turn order; parties run by the rules are not included."""
+        if self._machine is not None:
+            return tuple(p.name for p in self._machine.world.seats)
         return self._book.sides
 
     @property
@@ -85,6 +97,8 @@ class Rulebook:
     @property
     def num_distinct_actions(self) -> int:
         """How many integer action ids exist (ids are 0 .. this - 1)."""
+        if self._machine is not None:
+            return self._machine.space.size
         return self._book.num_distinct_actions
 
     def rule(self, number: str) -> ir.Rule:
@@ -96,9 +110,13 @@ class Rulebook:
 
     def action_id(self, action: Action | str) -> int:
         """The stable integer id of an action."""
+        if self._machine is not None:
+            return self._machine.space.number(action)
         return self._book.action_id(Action.parse(action) if isinstance(action, str) else action)
 
     def action_from_id(self, number: int) -> Action:
+        if self._machine is not None:
+            return self._machine.space.action(number)
         return self._book.action_from_id(number)
 
     def odds(self, attack: int, defense: int, shift: int = 0) -> tuple[str, str]:
@@ -149,6 +167,9 @@ class Rulebook:
         """
         placed = dict(self.setup_positions(setup)) if setup else {}
         placed.update(positions or {})
+        if self._machine is not None:
+            return State(self._machine, seed=seed, positions=placed,  # type: ignore[return-value]
+                         turn_limit=turn_limit)
         return GameState(self._book, seed=seed, positions=placed, turn_limit=turn_limit)
 
 

@@ -75,7 +75,8 @@ class Checker:
         self.check_tables()
         for statement in self.program.statements:
             self.check_statement(statement)
-        self.check_mechanisms()
+        if not self.program.of(ir.Procedure):  # the first engine's built-in activities
+            self.check_mechanisms()
         self.check_data_blocks()
         self.check_counters()
         self.check_map()
@@ -100,7 +101,7 @@ class Checker:
     def declare(self) -> None:
         kinds = {ir.SideDecl: "side", ir.FlagDecl: "flag", ir.PropertyDecl: "property",
                  ir.ClassDecl: "class", ir.TerrainDecl: "terrain", ir.HexsideDecl: "hexside",
-                 ir.TableDecl: "table", ir.DiceDecl: "dice"}
+                 ir.TableDecl: "table", ir.DiceDecl: "dice", ir.PlayerDecl: "side"}
         defined: set[tuple[str, str]] = set()
         for statement in self.program.statements:
             kind = kinds.get(type(statement))
@@ -168,8 +169,12 @@ class Checker:
                 if phase.name in names:
                     self.error(phase.span, f"phase {phase.name!r} appears twice", sequence.rule)
                 names.add(phase.name)
-                if phase.side not in self.symbols["side"]:
+                if not phase.for_each_player and phase.side not in self.symbols["side"]:
                     self.unknown(phase.span, "side", phase.side, self.symbols["side"],
+                                 sequence.rule)
+                procedures = {p.name for p in self.program.of(ir.Procedure)}
+                if procedures and phase.activity and phase.activity not in procedures:
+                    self.unknown(phase.span, "procedure", phase.activity, procedures,
                                  sequence.rule)
 
     def check_tables(self) -> None:
@@ -554,7 +559,8 @@ class Checker:
             for cls in classes:
                 decl = self.symbols["class"][cls]
                 assert isinstance(decl, ir.ClassDecl)
-                sides.add(decl.side)
+                if decl.side is not None:
+                    sides.add(decl.side)
             if len(sides) > 1:
                 return True
         return False
@@ -651,6 +657,8 @@ class Checker:
                 if flag not in self.symbols["flag"]:
                     self.unknown(counter.span, "flag", flag, self.symbols["flag"], where)
             for key, value in counter.properties:
+                if isinstance(value, int):  # a number needs no declared list of values
+                    continue
                 prop = self.symbols["property"].get(key)
                 if prop is None:
                     self.unknown(counter.span, "property", key, self.symbols["property"], where)

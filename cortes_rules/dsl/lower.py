@@ -101,9 +101,9 @@ def lower_map(block: ir.MapBlock) -> ir.MapData:
         elif isinstance(statement, ir.AreaDecl):
             areas[statement.name] = (statement.label, frozenset(statement.features))
         elif isinstance(statement, ir.AreaAdjacent):
-            for other in statement.others:
-                links.setdefault(statement.name, set()).add(other)
-                links.setdefault(other, set()).add(statement.name)
+            for linked in statement.others:
+                links.setdefault(statement.name, set()).add(linked)
+                links.setdefault(linked, set()).add(statement.name)
         elif isinstance(statement, ir.AreaBorder):
             key = frozenset((statement.a, statement.b))
             area_borders[key] = area_borders.get(key, frozenset()) | frozenset(statement.features)

@@ -75,3 +75,15 @@ class Action:
     def is_chance(self) -> bool:
         """Whether chance, not a player, takes this action."""
         return self.kind == "roll"
+
+
+def unchecked_action(kind: str, args: tuple[str, ...]) -> Action:
+    """An action of a kind declared by a rulebook (the rulebook checks its text).
+
+    :class:`Action` checks the built-in kinds; the core's action kinds are
+    declared by each rulebook, whose action space parses and validates them.
+    """
+    action = object.__new__(Action)
+    object.__setattr__(action, "kind", kind)
+    object.__setattr__(action, "args", args)
+    return action

@@ -32,7 +32,7 @@ class UnitSpec:
     combat: tuple[int, ...]
     move: int
     tags: frozenset[str]
-    properties: Mapping[str, str]
+    properties: Mapping[str, str | int]
 
     def combat_at(self, steps: int) -> int:
         """The combat factor at a number of steps (0 when eliminated or stepless)."""

@@ -1,0 +1,517 @@
+"""Expressions of the core compiled once into Python closures.
+
+Every expression becomes a function ``f(s, env)`` of the machine state ``s``
+and a dict ``env`` of the variables in scope. Names are looked up in
+``env`` first (procedure variables, option parameters and bindings: the
+scope is dynamic, so a rule clause sees the variables of the procedure that
+consults it), then among the game's declarations: values, hooks, tables,
+dice, pools, players and symbols. Functions declared with ``function`` are
+expanded at the call site.
+
+The compiler is generic: it knows values (ints, exact rationals, symbols,
+pieces, places, players, tuples, sets) and the graph of places, nothing of
+any game.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from ..core.world import Dice, Piece, Place, Player, Row, Table, World
+from ..dsl import ir
+from ..errors import CortesRulesError
+
+if TYPE_CHECKING:
+    from .machine import State
+
+Fn = Callable[["State", dict[str, Any]], Any]
+_MISSING = object()
+
+
+class RulesRuntimeError(CortesRulesError):
+    """A rule clause cannot be evaluated in this state (names the clause's place)."""
+
+    def __init__(self, message: str, span: Any = None, rule: str | None = None) -> None:
+        where = f"{span.path}:{span.line}:{span.column}: " if span is not None else ""
+        cite = f" [rule {rule}]" if rule else ""
+        super().__init__(f"{where}{message}{cite}")
+        self.span = span
+        self.rule = rule
+
+
+class HookRef:
+    """A hook named in an expression: its contributions, read in the current scope."""
+
+    __slots__ = ("name", "entries")
+
+    def __init__(self, name: str, entries: tuple[tuple[Fn, Fn | None, str], ...]) -> None:
+        self.name, self.entries = name, entries
+
+    def applying(self, s: State, env: dict[str, Any]) -> list[tuple[Any, str]]:
+        """``(value, rule)`` of every contribution whose condition holds, in rule order."""
+        out = []
+        for value, when, rule in self.entries:
+            if when is None or when(s, env):
+                out.append((value(s, env), rule))
+        return out
+
+
+def _truth(value: Any) -> bool:
+    return bool(value)
+
+
+def _as_iterable(value: Any) -> Iterable[Any]:
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return value
+    if isinstance(value, Place):
+        return ()
+    raise TypeError(f"cannot iterate over {value!r}")
+
+
+def _order_key(value: Any) -> Any:
+    if isinstance(value, (Piece, Place, Player)):
+        return (0, value.index)
+    if isinstance(value, (int, Fraction)):
+        return (1, value)
+    return (2, str(value))
+
+
+class Compiler:
+    """Compiles expressions of one program against its world."""
+
+    def __init__(self, world: World, program: ir.Program) -> None:
+        self.world = world
+        self.functions = {f.name: f for f in program.of(ir.FunctionDecl)}
+        self.values = {v.name for v in program.of(ir.ValueDecl)}
+        hooks: dict[str, list[ir.Contribute]] = {h.name: [] for h in program.of(ir.HookDecl)}
+        for c in program.of(ir.Contribute):
+            hooks.setdefault(c.hook, []).append(c)
+        self._hook_clauses = hooks
+        self._hooks: dict[str, HookRef] = {}
+        self.piece_attributes: set[str] = set()
+        self.place_attributes: set[str] = set()
+        self.player_attributes: set[str] = set()
+        for a in program.of(ir.AttributeDecl):
+            {"piece": self.piece_attributes, "place": self.place_attributes,
+             "player": self.player_attributes}[a.owner].add(a.name)
+        self._depth = 0
+
+    # -------------------------------------------------------------- entry
+    def expr(self, node: ir.Expr, rule: str | None = None) -> Fn:
+        """Compile one expression; run-time failures cite ``rule`` and the span."""
+        inner = self._compile(node)
+        span = getattr(node, "span", None)
+
+        def guarded(s: State, env: dict[str, Any]) -> Any:
+            try:
+                return inner(s, env)
+            except CortesRulesError:
+                raise
+            except (ArithmeticError, TypeError, KeyError, ValueError, AttributeError,
+                    IndexError, RecursionError) as error:
+                raise RulesRuntimeError(f"cannot evaluate this expression here: {error}",
+                                        span, rule) from None
+
+        return guarded
+
+    def hook(self, name: str) -> HookRef:
+        ref = self._hooks.get(name)
+        if ref is None:
+            ref = HookRef(name, ())
+            self._hooks[name] = ref
+            ref.entries = tuple(
+                (self.expr(c.value, c.rule), self.expr(c.when, c.rule) if c.when else None,
+                 c.rule) for c in self._hook_clauses.get(name, ()))
+        return ref
+
+    # -------------------------------------------------------------- nodes
+    def _compile(self, node: ir.Expr) -> Fn:
+        method = getattr(self, "_" + type(node).__name__)
+        self._depth += 1
+        try:
+            if self._depth > 400:
+                raise RulesRuntimeError("expression nested too deeply", getattr(node, "span", None))
+            return method(node)  # type: ignore[no-any-return]
+        finally:
+            self._depth -= 1
+
+    def _IntLit(self, node: ir.IntLit) -> Fn:
+        value = node.value
+        return lambda s, env: value
+
+    def _BoolLit(self, node: ir.BoolLit) -> Fn:
+        value = node.value
+        return lambda s, env: value
+
+    def _NoneLit(self, node: ir.NoneLit) -> Fn:
+        return lambda s, env: None
+
+    def _StrLit(self, node: ir.StrLit) -> Fn:
+        value = node.value
+        return lambda s, env: value
+
+    def _SetLit(self, node: ir.SetLit) -> Fn:
+        items = [self._compile(i) for i in node.items]
+        return lambda s, env: frozenset(f(s, env) for f in items)
+
+    def _ListLit(self, node: ir.ListLit) -> Fn:
+        items = [self._compile(i) for i in node.items]
+        return lambda s, env: tuple(f(s, env) for f in items)
+
+    _TupleLit = _ListLit
+
+    def _Cond(self, node: ir.Cond) -> Fn:
+        test, then, other = (self._compile(node.test), self._compile(node.then),
+                             self._compile(node.otherwise))
+        return lambda s, env: then(s, env) if test(s, env) else other(s, env)
+
+    def _Name(self, node: ir.Name) -> Fn:
+        name = node.id
+        world = self.world
+        fallback: Callable[[State], Any]
+        if name in self.values:
+            def fallback(s: State) -> Any:
+                return s.values[name]
+        elif name in self._hook_clauses:
+            ref = self.hook(name)
+
+            def lookup(s: State, env: dict[str, Any]) -> Any:
+                value = env.get(name, _MISSING)
+                if value is not _MISSING:
+                    return value
+                return tuple(v for v, _ in ref.applying(s, env))
+            return lookup
+        elif name == "players":
+            seats = world.seats
+            def fallback(s: State) -> Any:
+                return seats
+        elif name == "pieces":
+            pieces = world.pieces
+            def fallback(s: State) -> Any:
+                return pieces
+        elif name == "hexes":
+            hexes = world.hexes
+            def fallback(s: State) -> Any:
+                return hexes
+        elif name == "areas":
+            areas = world.areas
+            def fallback(s: State) -> Any:
+                return areas
+        elif name == "turn":
+            def fallback(s: State) -> Any:
+                return s.turn
+        else:
+            constant: Any = _MISSING
+            if name in world.player:
+                constant = world.player[name]
+            elif name in world.pools:
+                constant = world.pools[name]
+            elif name in world.tables:
+                constant = world.tables[name]
+            elif name in world.dice:
+                constant = world.dice[name]
+            elif name in world.place:
+                constant = world.place[name]
+            elif name in world.symbols:
+                constant = name
+            if constant is _MISSING:
+                def fallback(s: State) -> Any:
+                    raise KeyError(f"unknown name {name!r}")
+            else:
+                def fallback(s: State) -> Any:
+                    return constant
+
+        def look(s: State, env: dict[str, Any]) -> Any:
+            value = env.get(name, _MISSING)
+            return fallback(s) if value is _MISSING else value
+        return look
+
+    def _Attr(self, node: ir.Attr) -> Fn:
+        obj = self._compile(node.obj)
+        name = node.name
+        piece_dynamic = name in self.piece_attributes
+        place_dynamic = name in self.place_attributes
+        player_dynamic = name in self.player_attributes
+
+        def attribute(s: State, env: dict[str, Any]) -> Any:
+            target = obj(s, env)
+            if isinstance(target, Piece):
+                if piece_dynamic:
+                    return s.piece_attrs[name][target.index]
+                if name == "place":
+                    return s.where[target.index]
+                if name == "side":
+                    return target.side
+                if name == "class":
+                    return target.cls
+                if name == "id":
+                    return target.id
+                return target.props[name]
+            if isinstance(target, Place):
+                if place_dynamic:
+                    return s.place_attrs[name][target.index]
+                if name == "pieces":
+                    return s.pieces_in(target)
+                if name == "terrain":
+                    return target.features
+                if name == "owner":
+                    return target.owner
+                if name == "id":
+                    return target.id
+                raise KeyError(f"a place has no attribute {name!r}")
+            if isinstance(target, Player):
+                if player_dynamic:
+                    return s.player_attrs[name][target.index]
+                if name == "name":
+                    return target.name
+                raise KeyError(f"a player has no attribute {name!r}")
+            if isinstance(target, Row):
+                return target.cells[target.table.columns.index(name)]
+            if target is None:
+                raise TypeError(f"none has no attribute {name!r}")
+            raise TypeError(f"{target!r} has no attribute {name!r}")
+        return attribute
+
+    def _Index(self, node: ir.Index) -> Fn:
+        obj, key = self._compile(node.obj), self._compile(node.key)
+
+        def index(s: State, env: dict[str, Any]) -> Any:
+            target, k = obj(s, env), key(s, env)
+            if isinstance(target, Table):
+                return Row(target, target.rows[k])
+            if isinstance(target, dict):
+                if isinstance(k, Player) and k not in target:
+                    k = k.name
+                return target[k.name if isinstance(k, Player) and k.name in target else k]
+            return target[k]
+        return index
+
+    def _Not(self, node: ir.Not) -> Fn:
+        operand = self._compile(node.operand)
+        return lambda s, env: not operand(s, env)
+
+    def _BoolOp(self, node: ir.BoolOp) -> Fn:
+        # Flatten chains so that long `or` lists compile without deep recursion.
+        terms: list[ir.Expr] = []
+        stack: list[ir.Expr] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ir.BoolOp) and current.op == node.op:
+                stack.append(current.right)
+                stack.append(current.left)
+            else:
+                terms.append(current)
+        fns = tuple(self._compile(t) for t in terms)
+        if node.op == "and":
+            return lambda s, env: all(f(s, env) for f in fns)
+        return lambda s, env: any(f(s, env) for f in fns)
+
+    def _Compare(self, node: ir.Compare) -> Fn:
+        left, right = self._compile(node.left), self._compile(node.right)
+        op = node.op
+        if op == "==":
+            return lambda s, env: left(s, env) == right(s, env)
+        if op == "!=":
+            return lambda s, env: left(s, env) != right(s, env)
+        if op == "<":
+            return lambda s, env: left(s, env) < right(s, env)
+        if op == "<=":
+            return lambda s, env: left(s, env) <= right(s, env)
+        if op == ">":
+            return lambda s, env: left(s, env) > right(s, env)
+        return lambda s, env: left(s, env) >= right(s, env)
+
+    def _Member(self, node: ir.Member) -> Fn:
+        item, coll = self._compile(node.item), self._compile(node.collection)
+        if node.negated:
+            return lambda s, env: item(s, env) not in coll(s, env)
+        return lambda s, env: item(s, env) in coll(s, env)
+
+    def _Is(self, node: ir.Is) -> Fn:
+        subject = self._compile(node.subject)
+        name = node.name
+
+        def test(s: State, env: dict[str, Any]) -> bool:
+            value = subject(s, env)
+            if isinstance(value, Piece):
+                return name in value.tags
+            if isinstance(value, Place):
+                return name in value.features
+            if isinstance(value, (frozenset, set, tuple)):
+                return bool(name in value)
+            if isinstance(value, Player):
+                return value.name == name
+            return bool(value == name)
+        return test
+
+    def _Arith(self, node: ir.Arith) -> Fn:
+        left, right = self._compile(node.left), self._compile(node.right)
+        op = node.op
+        if op == "+":
+            def add(s: State, env: dict[str, Any]) -> Any:
+                a, b = left(s, env), right(s, env)
+                if isinstance(a, frozenset):
+                    return a | (b if isinstance(b, frozenset) else frozenset(b))
+                return a + b
+            return add
+        if op == "-":
+            return lambda s, env: left(s, env) - right(s, env)
+        if op == "*":
+            return lambda s, env: left(s, env) * right(s, env)
+        if op == "/":
+            def divide(s: State, env: dict[str, Any]) -> Any:
+                result = Fraction(left(s, env), right(s, env))
+                return result.numerator if result.denominator == 1 else result
+            return divide
+        return lambda s, env: left(s, env) % right(s, env)
+
+    def _Neg(self, node: ir.Neg) -> Fn:
+        operand = self._compile(node.operand)
+        return lambda s, env: -operand(s, env)
+
+    # -------------------------------------------------------------- calls
+    def _Call(self, node: ir.Call) -> Fn:
+        name = node.func
+        if node.binder is not None:
+            return self._comprehension(node)
+        if name in self.functions:
+            return self._function(node)
+        args = tuple(self._compile(a) for a in node.args)
+        world = self.world
+        if name in ("rules", "failing") and len(node.args) == 1 \
+                and isinstance(node.args[0], ir.Name) and node.args[0].id in self._hook_clauses:
+            ref = self.hook(node.args[0].id)
+            if name == "rules":
+                return lambda s, env: tuple(r for _, r in ref.applying(s, env))
+            return lambda s, env: tuple(r for v, r in ref.applying(s, env) if not v)
+        simple: dict[str, Callable[..., Any]] = {
+            "count": lambda c: len(c),
+            "len": lambda c: len(c),
+            "any": lambda c: any(c),
+            "all": lambda c: all(c),
+            "sum": lambda c: sum(c),
+            "max": lambda *c: max(c[0]) if len(c) == 1 else max(c),
+            "min": lambda *c: min(c[0]) if len(c) == 1 else min(c),
+            "distinct": lambda c: frozenset(c),
+            "floor": lambda x: math.floor(x),
+            "ceil": lambda x: math.ceil(x),
+            "abs": lambda x: abs(x),
+            "first": lambda c, *d: next(iter(sorted(c, key=_order_key)
+                                             if isinstance(c, frozenset) else c),
+                                        d[0] if d else None),
+            "sorted": lambda c: tuple(sorted(c, key=_order_key)),
+            "set": lambda c: frozenset(c),
+            "list": lambda c: tuple(sorted(c, key=_order_key)) if isinstance(c, frozenset)
+            else tuple(c),
+            "adjacent": lambda a, b: world.adjacent(a, b),
+            "distance": lambda a, b: world.distance(a, b),
+            "neighbours": lambda p: p.neighbours,
+            "hexside": lambda a, b: world.hexside(a, b),
+            "str": lambda x: str(x),
+        }
+        if name in simple:
+            fn = simple[name]
+            if len(args) == 1:
+                (a0,) = args
+                return lambda s, env: fn(a0(s, env))
+            return lambda s, env: fn(*(a(s, env) for a in args))
+        if name == "next_player":
+            (a0,) = args
+            return lambda s, env: s.next_player(a0(s, env))
+        if name == "rolled":
+            return lambda s, env: s.last_roll
+        raise CortesRulesError(f"unknown function {name!r}")
+
+    def _function(self, node: ir.Call) -> Fn:
+        decl = self.functions[node.func]
+        if len(decl.params) != len(node.args):
+            raise RulesRuntimeError(f"{decl.name} takes {len(decl.params)} argument(s), "
+                                    f"not {len(node.args)}", node.span, decl.rule)
+        args = tuple(self._compile(a) for a in node.args)
+        params = decl.params
+        if self._depth > 300:
+            raise RulesRuntimeError(f"function {decl.name} expands too deeply (recursion?)",
+                                    node.span, decl.rule)
+        body = self._compile(decl.body)
+        if not params:
+            return body
+
+        def call(s: State, env: dict[str, Any]) -> Any:
+            inner = dict(env)
+            for p, a in zip(params, args, strict=True):
+                inner[p] = a(s, env)
+            return body(s, inner)
+        return call
+
+    def _comprehension(self, node: ir.Call) -> Fn:
+        binder = node.binder
+        assert binder is not None and node.domain is not None
+        domain = self._compile(node.domain)
+        where = self._compile(node.where) if node.where is not None else None
+        element = self._compile(node.element) if node.element is not None else None
+        extra = tuple(self._compile(a) for a in node.args)
+        name = node.func
+
+        def items(s: State, env: dict[str, Any]) -> list[Any]:
+            inner = dict(env)
+            out = []
+            for x in _as_iterable(domain(s, env)):
+                inner[binder] = x
+                if where is None or where(s, inner):
+                    out.append(element(s, inner) if element is not None else x)
+            return out
+
+        reducers: dict[str, Callable[[list[Any]], Any]] = {
+            "count": len, "any": lambda xs: any(_truth(x) for x in xs) if element else bool(xs),
+            "all": None,  # type: ignore[dict-item]
+            "sum": sum, "max": max, "min": min, "distinct": frozenset,
+            "set": frozenset, "list": tuple, "first": lambda xs: xs[0] if xs else None,
+            "sorted": lambda xs: tuple(sorted(xs, key=_order_key)),
+        }
+        if name == "all":
+            def every(s: State, env: dict[str, Any]) -> bool:
+                inner = dict(env)
+                for x in _as_iterable(domain(s, env)):
+                    inner[binder] = x
+                    if where is not None and not where(s, inner):
+                        return False
+                    if element is not None and not element(s, inner):
+                        return False
+                return True
+            return every
+        if name == "any" and element is None:
+            def some(s: State, env: dict[str, Any]) -> bool:
+                inner = dict(env)
+                for x in _as_iterable(domain(s, env)):
+                    inner[binder] = x
+                    if where is None or where(s, inner):
+                        return True
+                return False
+            return some
+        if name in ("max", "min") and extra:
+            default = extra[0]
+            reduce = max if name == "max" else min
+            return lambda s, env: (lambda xs: reduce(xs) if xs else default(s, env))(
+                items(s, env))
+        reducer = reducers.get(name)
+        if reducer is None:
+            raise CortesRulesError(f"{name}(...) does not take a comprehension")
+        return lambda s, env: reducer(items(s, env))
+
+
+def format_value(value: Any) -> str:
+    """A value as log lines and action texts show it."""
+    if isinstance(value, (tuple, list)):
+        return ", ".join(format_value(v) for v in value)
+    if isinstance(value, frozenset):
+        return ", ".join(format_value(v) for v in sorted(value, key=_order_key))
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Dice):
+        return value.name
+    return str(value)

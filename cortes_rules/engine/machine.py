@@ -1,0 +1,1088 @@
+"""The reference interpreter of the core: procedures, decisions, chance, effects.
+
+A rulebook's procedures are compiled into flat instruction lists (one per
+procedure, with jumps), and a game state is a stack of frames
+``[procedure, pc, variables]`` plus flat arrays of values: where each piece
+is, the pieces in each place (kept up to date incrementally), the declared
+attributes of pieces, places and players, and the global values. The state
+runs its procedures until it reaches a decision (``choose``), a chance node
+(``roll``, ``draw``) or the end of the game; an action resumes it.
+
+This is the executable specification that a compiled core mirrors: nothing
+here knows a game or a genre. Every behaviour comes from the rulebook, and
+every refusal names the rule of the clause that forbids it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from ..core.world import Dice, Piece, Place, Player, World
+from ..dsl import ir
+from ..dsl.render import expr as render_expr
+from ..errors import CortesRulesError, IllegalActionError, NotationError
+from . import rng
+from .actions import Action, unchecked_action
+from .compile import Compiler, Fn, RulesRuntimeError, format_value
+
+CHANCE = "chance"
+STEP_BUDGET = 2_000_000
+INT_RANGE = 1024
+
+# Opcodes.
+(LET, SET_VAR, SET_ATTR, PUT, JUMP, JUMP_IF_NOT, FOR_INIT, FOR_NEXT, CALL, RETURN, CHOOSE,
+ SEALED, DISPATCH, ROLL, DRAW, LOG, FINISH, FAIL, REVEAL, NOP, PHASE, TURN_END,
+ CALL_PHASE) = range(23)
+_PAUSES = (CHOOSE, SEALED, ROLL, DRAW)
+
+
+class LogEntry:
+    """One line of a game's log, with the rules it cites and who may read it."""
+
+    __slots__ = ("turn", "phase", "text", "rules", "audience")
+
+    def __init__(self, turn: int, phase: str, text: str, rules: tuple[str, ...],
+                 audience: frozenset[str] | None) -> None:
+        self.turn, self.phase, self.text, self.rules = turn, phase, text, rules
+        self.audience = audience
+
+    def visible_to(self, player: str | None) -> bool:
+        return self.audience is None or (player is not None and player in self.audience)
+
+    def __str__(self) -> str:
+        cited = f" [{', '.join(self.rules)}]" if self.rules else ""
+        return f"T{self.turn} {self.phase}: {self.text}{cited}"
+
+    __repr__ = __str__
+
+
+class Outcome:
+    """How a finished game ended: winner(s), scores, and why."""
+
+    def __init__(self, winners: tuple[str, ...], reason: str,
+                 scores: Mapping[str, Any] | None = None) -> None:
+        self.winners = winners
+        self.winner = winners[0] if len(winners) == 1 else None
+        self.reason = reason
+        self.scores = dict(scores or {})
+
+    def __repr__(self) -> str:
+        return f"Outcome(winners={self.winners!r}, reason={self.reason!r})"
+
+
+# ============================================================ compiled program
+
+
+class OptionSpec:
+    __slots__ = ("kind", "params", "bindings", "where", "body", "span")
+
+    def __init__(self, kind: str, params: tuple[tuple[str, Fn], ...],
+                 bindings: tuple[tuple[str, Fn], ...], where: Fn | None, span: Any) -> None:
+        self.kind, self.params, self.bindings, self.where = kind, params, bindings, where
+        self.body = 0
+        self.span = span
+
+
+class ChoiceSpec:
+    __slots__ = ("player", "options", "end", "name", "key", "span")
+
+    def __init__(self, player: Fn, options: tuple[OptionSpec, ...], span: Any,
+                 name: str = "", key: str = "") -> None:
+        self.player, self.options, self.span, self.name, self.key = (
+            player, options, span, name, key)
+        self.end = 0
+
+
+class Proc:
+    """A compiled procedure: parameters and instructions."""
+
+    __slots__ = ("name", "params", "code", "rule", "span")
+
+    def __init__(self, name: str, params: tuple[str, ...], rule: str, span: Any) -> None:
+        self.name, self.params, self.rule, self.span = name, params, rule, span
+        self.code: list[tuple[Any, ...]] = []
+
+    def __repr__(self) -> str:
+        return f"<procedure {self.name}>"
+
+
+class Kind:
+    """An action kind: its parameter types fix the text form and the id range."""
+
+    __slots__ = ("name", "params", "domains", "base", "size", "index")
+
+    def __init__(self, name: str, params: tuple[tuple[str, str], ...],
+                 domains: tuple[tuple[Any, ...], ...], base: int) -> None:
+        self.name, self.params, self.domains, self.base = name, params, domains, base
+        self.index = [{v: i for i, v in enumerate(d)} for d in domains]
+        size = 1
+        for d in domains:
+            size *= len(d)
+        self.size = size
+
+    def encode(self, values: Iterable[Any]) -> int:
+        number = 0
+        for index, value in zip(self.index, values, strict=False):
+            number = number * len(index) + index[value]
+        return self.base + number
+
+
+class ActionSpace:
+    """Every action of a rulebook: text forms and stable integer ids."""
+
+    def __init__(self, world: World, program: ir.Program) -> None:
+        self.world = world
+        domains = {"piece": world.pieces, "place": world.places, "hex": world.hexes,
+                   "player": world.players, "int": tuple(range(INT_RANGE))}
+        self.kinds: dict[str, Kind] = {}
+        base = 0
+        for decl in program.of(ir.ActionDecl):
+            params = tuple((p.name, p.type) for p in decl.params)
+            kind = Kind(decl.name, params, tuple(domains.get(t, ()) for _, t in params), base)
+            self.kinds[decl.name] = kind
+            base += kind.size
+        totals = sorted({t for d in world.dice.values() if d.faces is None
+                         for t in range(d.count, d.count * d.sides + 1)})
+        faces = sorted({f for d in world.dice.values() if d.faces for f in d.faces})
+        roll_values: tuple[Any, ...] = (*range(max(totals, default=0) + 1), *faces)
+        self.kinds["roll"] = Kind("roll", (("value", "roll"),), (roll_values,), base)
+        base += self.kinds["roll"].size
+        self.kinds["draw"] = Kind("draw", (("piece", "piece"),), (world.pieces,), base)
+        base += self.kinds["draw"].size
+        self.size = base
+        self._memo: dict[int, Action] = {}
+        self._by_base = sorted(self.kinds.values(), key=lambda k: k.base)
+
+    def action(self, number: int) -> Action:
+        """The action with an id (memoised: the same object every time)."""
+        found = self._memo.get(number)
+        if found is None:
+            kind, values = self.decode(number)
+            found = unchecked_action(kind.name, tuple(format_value(v) for v in values))
+            self._memo[number] = found
+        return found
+
+    def decode(self, number: int) -> tuple[Kind, tuple[Any, ...]]:
+        if not 0 <= number < self.size:
+            raise NotationError(f"no action has id {number}")
+        kind = next(k for k in reversed(self._by_base) if k.base <= number and k.size)
+        rest = number - kind.base
+        values: list[Any] = []
+        for domain in reversed(kind.domains):
+            rest, i = divmod(rest, len(domain))
+            values.append(domain[i])
+        return kind, tuple(reversed(values))
+
+    def parse(self, action: Action | str) -> tuple[Kind, tuple[Any, ...]]:
+        """An action's kind and argument values, from its text form."""
+        text = str(action)
+        words = text.split()
+        if not words:
+            raise NotationError("empty action text")
+        kind = self.kinds.get(words[0].lower())
+        if kind is None or (kind.size == 0 and kind.params):
+            known = ", ".join(k for k in self.kinds)
+            raise NotationError(f"unknown action {words[0]!r}; known: {known}")
+        args = words[1:]
+        if len(args) != len(kind.params):
+            raise NotationError(f"{kind.name!r} takes {len(kind.params)} argument(s), "
+                                f"not {len(args)}")
+        values = []
+        for arg, (_, ptype), index in zip(args, kind.params, kind.index, strict=True):
+            value = self._value(arg, ptype)
+            if value not in index:
+                raise NotationError(f"{arg!r} is not a {ptype} for {kind.name!r}")
+            values.append(value)
+        return kind, tuple(values)
+
+    def _value(self, arg: str, ptype: str) -> Any:
+        world = self.world
+        if ptype in ("int", "roll") and re.fullmatch(r"-?[0-9]+", arg):
+            if len(arg) > 6 or (arg.lstrip("-").startswith("0") and arg.lstrip("-") != "0"):
+                raise NotationError(f"{arg!r} is not a number in canonical form")
+            return int(arg)
+        if ptype == "piece":
+            return world.piece.get(arg)
+        if ptype in ("place", "hex"):
+            return world.place.get(arg)
+        if ptype == "player":
+            return world.player.get(arg)
+        return arg
+
+    def number(self, action: Action | str) -> int:
+        kind, values = self.parse(action)
+        return kind.encode(values)
+
+
+class Machine:
+    """A rulebook compiled for the reference interpreter (static, shared by states)."""
+
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self.world = world = World(program)
+        self.compiler = Compiler(world, program)
+        self.space = ActionSpace(world, program)
+        c = self.compiler
+        # forbids and permits by action kind
+        permits: dict[tuple[str, str], list[Fn]] = {}
+        for p in program.of(ir.Permit):
+            permits.setdefault((p.action, p.despite), []).append(c.expr(p.when, p.rule))
+        self.forbids: dict[str, list[tuple[str, Fn, tuple[Fn, ...], ir.Forbid]]] = {}
+        for f in program.of(ir.Forbid):
+            self.forbids.setdefault(f.action, []).append(
+                (f.rule, c.expr(f.when, f.rule), tuple(permits.get((f.action, f.rule), ())), f))
+        self.permit_rules: dict[tuple[str, str], list[str]] = {}
+        for p in program.of(ir.Permit):
+            self.permit_rules.setdefault((p.action, p.despite), []).append(p.rule)
+        self.hides = tuple(c.expr(h.when, h.rule) for h in program.of(ir.HideDecl))
+        self.attributes = [(a, c.expr(a.initial, a.rule) if a.initial is not None else None)
+                           for a in program.of(ir.AttributeDecl)]
+        self.values = [(v.name, c.expr(v.initial, v.rule)) for v in program.of(ir.ValueDecl)]
+        # procedures
+        self.procs: dict[str, Proc] = {}
+        decls = {p.name: p for p in program.of(ir.Procedure)}
+        for name, decl in decls.items():
+            self.procs[name] = Proc(name, decl.params, decl.rule, decl.span)
+        for name, decl in decls.items():
+            _ProcCompiler(self, self.procs[name]).body(decl.body)
+        sequence = next(iter(program.of(ir.Sequence)), None)
+        self.phases: tuple[ir.Phase, ...] = sequence.phases if sequence else ()
+        main = Proc("the turn sequence", (), sequence.rule if sequence else "", None)
+        for i, phase in enumerate(self.phases):
+            main.code.append((PHASE, i))
+            if phase.activity is not None and phase.activity in self.procs:
+                main.code.append((CALL_PHASE, i))
+        main.code.append((TURN_END,))
+        self.main = main
+
+    def proc(self, name: str, span: Any, rule: str) -> Proc:
+        try:
+            return self.procs[name]
+        except KeyError:
+            raise RulesRuntimeError(f"unknown procedure {name!r}", span, rule) from None
+
+
+class _ProcCompiler:
+    """Statements of one procedure into instructions, with jumps."""
+
+    def __init__(self, machine: Machine, proc: Proc) -> None:
+        self.m, self.proc = machine, proc
+        self.loops: list[tuple[int, list[int]]] = []   # (continue target, break jumps)
+        self.counter = 0
+
+    def emit(self, *ins: Any) -> int:
+        self.proc.code.append(ins)
+        return len(self.proc.code) - 1
+
+    def patch(self, at: int, *ins: Any) -> None:
+        self.proc.code[at] = ins
+
+    def here(self) -> int:
+        return len(self.proc.code)
+
+    def x(self, node: ir.Expr) -> Fn:
+        return self.m.compiler.expr(node, self.proc.rule)
+
+    def body(self, statements: Iterable[ir.Stmt]) -> None:
+        for st in statements:
+            self.stmt(st)
+
+    def block(self, statements: Iterable[ir.Stmt]) -> None:
+        for st in statements:
+            self.stmt(st)
+
+    def stmt(self, st: ir.Stmt) -> None:
+        if isinstance(st, ir.Let):
+            self.emit(LET, st.name, self.x(st.value))
+        elif isinstance(st, ir.SetStmt):
+            if isinstance(st.target, ir.Name):
+                self.emit(SET_VAR, st.target.id, self.x(st.value), st.span)
+            else:
+                assert isinstance(st.target, ir.Attr)
+                self.emit(SET_ATTR, self.x(st.target.obj), st.target.name, self.x(st.value),
+                          st.span)
+        elif isinstance(st, ir.Put):
+            self.emit(PUT, self.x(st.pieces), self.x(st.place), st.span)
+        elif isinstance(st, ir.If):
+            jump = self.emit(NOP)
+            self.block(st.then)
+            if st.otherwise:
+                skip = self.emit(NOP)
+                self.patch(jump, JUMP_IF_NOT, self.x(st.test), self.here())
+                self.block(st.otherwise)
+                self.patch(skip, JUMP, self.here())
+            else:
+                self.patch(jump, JUMP_IF_NOT, self.x(st.test), self.here())
+        elif isinstance(st, ir.ForEach):
+            self.counter += 1
+            key = f"$for{self.counter}"
+            self.emit(FOR_INIT, key, self.x(st.domain))
+            top = self.emit(NOP)
+            breaks: list[int] = []
+            self.loops.append((top, breaks))
+            self.block(st.body)
+            self.emit(JUMP, top)
+            self.loops.pop()
+            where = self.x(st.where) if st.where is not None else None
+            self.patch(top, FOR_NEXT, key, st.name, where, self.here())
+            for b in breaks:
+                self.patch(b, JUMP, self.here())
+        elif isinstance(st, (ir.While, ir.Loop)):
+            top = self.here()
+            test = self.emit(NOP) if isinstance(st, ir.While) else None
+            breaks = []
+            self.loops.append((top, breaks))
+            self.block(st.body)
+            self.emit(JUMP, top)
+            self.loops.pop()
+            if test is not None:
+                assert isinstance(st, ir.While)
+                self.patch(test, JUMP_IF_NOT, self.x(st.test), self.here())
+            for b in breaks:
+                self.patch(b, JUMP, self.here())
+        elif isinstance(st, ir.Break):
+            if not self.loops:
+                raise RulesRuntimeError("'break' outside a loop", st.span, self.proc.rule)
+            self.loops[-1][1].append(self.emit(NOP))
+        elif isinstance(st, ir.Continue):
+            if not self.loops:
+                raise RulesRuntimeError("'continue' outside a loop", st.span, self.proc.rule)
+            self.emit(JUMP, self.loops[-1][0])
+        elif isinstance(st, ir.Return):
+            self.emit(RETURN)
+        elif isinstance(st, ir.CallStmt):
+            self.emit(CALL, st.name, tuple(self.x(a) for a in st.args), st.span)
+        elif isinstance(st, ir.Choose):
+            self.choice(st.options, ChoiceSpec(self.x(st.player), (), st.span), CHOOSE)
+        elif isinstance(st, ir.ChooseSealed):
+            self.counter += 1
+            spec = ChoiceSpec(self.x(st.players), (), st.span, st.name, f"$sealed{self.counter}")
+            self.choice(st.options, spec, SEALED)
+        elif isinstance(st, ir.Roll):
+            self.emit(ROLL, st.name, self.x(st.dice), st.span)
+        elif isinstance(st, ir.Draw):
+            self.emit(DRAW, st.name, self.x(st.source), st.span)
+        elif isinstance(st, ir.Shuffle):
+            self.emit(NOP)
+        elif isinstance(st, ir.Log):
+            self.emit(LOG, self.template(st.text, st.span),
+                      self.x(st.cite) if st.cite is not None else None,
+                      self.x(st.to) if st.to is not None else None)
+        elif isinstance(st, ir.Finish):
+            self.emit(FINISH, self.x(st.winner) if st.winner is not None else None,
+                      self.template(st.reason, st.span))
+        elif isinstance(st, ir.Reveal):
+            self.emit(REVEAL, self.x(st.pieces), self.x(st.to))
+        elif isinstance(st, ir.Fail):
+            self.emit(FAIL, st.message, st.span)
+        else:  # pragma: no cover - the parser builds no other statement
+            raise RulesRuntimeError(f"unknown statement {type(st).__name__}", None,
+                                    self.proc.rule)
+
+    def choice(self, options: Iterable[ir.Option], spec: ChoiceSpec, op: int) -> None:
+        at = self.emit(op, spec)
+        if op == SEALED:
+            self.emit(DISPATCH, spec)
+        compiled = []
+        ends: list[int] = []
+        for option in options:
+            o = OptionSpec(option.kind, tuple((p.name, self.x(p.domain)) for p in option.params),
+                           tuple((n, self.x(e)) for n, e in option.bindings),
+                           self.x(option.where) if option.where is not None else None,
+                           option.span)
+            o.body = self.here()
+            self.block(option.body)
+            ends.append(self.emit(NOP))
+            compiled.append(o)
+        spec.options = tuple(compiled)
+        spec.end = self.here()
+        for e in ends:
+            self.patch(e, JUMP, at + 1 if op == SEALED else spec.end)
+
+    _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
+
+    def template(self, text: str, span: Any) -> Any:
+        parts: list[Any] = []
+        last = 0
+        for match in self._FIELD.finditer(text):
+            parts.append(text[last:match.start()])
+            names = match[1].split(".")
+            node: ir.Expr = ir.Name(names[0], span)
+            for attr in names[1:]:
+                node = ir.Attr(node, attr, span)
+            parts.append(self.x(node))
+            last = match.end()
+        parts.append(text[last:])
+        return tuple(parts)
+
+
+# ============================================================ the state
+
+
+def _render(parts: tuple[Any, ...], s: State, env: dict[str, Any]) -> str:
+    return "".join(p if isinstance(p, str) else format_value(p(s, env)) for p in parts)
+
+
+class State:
+    """One position of a core game, with everything needed to go on from it."""
+
+    def __init__(self, machine: Machine, *, seed: int = 0,
+                 positions: Mapping[str, str] | None = None,
+                 turn_limit: int | None = None) -> None:
+        self.machine = machine
+        world = machine.world
+        self.seed = seed
+        self.rng_state = seed & ((1 << 64) - 1)
+        self.turn = 1
+        self.turn_limit = turn_limit
+        self.phase_index = 0
+        self.where: list[Place | None] = [None] * len(world.pieces)
+        self.occupants: dict[int, tuple[Piece, ...]] = {}
+        self.piece_attrs: dict[str, list[Any]] = {}
+        self.place_attrs: dict[str, list[Any]] = {}
+        self.player_attrs: dict[str, list[Any]] = {}
+        self.values: dict[str, Any] = {}
+        self.revealed: frozenset[tuple[int, int]] = frozenset()
+        self.terminal = False
+        self.result: Outcome | None = None
+        self.last_roll: Any = None
+        self._log: tuple[Any, ...] | None = None   # (entry, previous) chain
+        self._history: tuple[Any, ...] | None = None
+        for piece_id, place_id in (positions or {}).items():
+            piece = world.piece.get(piece_id)
+            if piece is None:
+                raise NotationError(f"no piece {piece_id!r} in this rulebook")
+            place = world.place.get(place_id)
+            if place is None:
+                raise NotationError(f"no place {place_id!r} in this rulebook")
+            self._put(piece, place)
+        for name, init in machine.values:
+            self.values[name] = init(self, {})
+        for decl, start in machine.attributes:
+            owners: tuple[Any, ...] = {"piece": world.pieces, "place": world.places,
+                                       "player": world.players}[decl.owner]
+            table = {"piece": self.piece_attrs, "place": self.place_attrs,
+                     "player": self.player_attrs}[decl.owner]
+            table[decl.name] = [start(self, {decl.owner: o}) if start is not None
+                                else _zero(decl.type) for o in owners]
+        self.stack: list[list[Any]] = [[machine.main, 0, {}]]
+        if not machine.phases:
+            raise CortesRulesError("this rulebook states no turn sequence")
+        self._run()
+
+    # ------------------------------------------------------------ places
+    def pieces_in(self, place: Place) -> tuple[Piece, ...]:
+        return self.occupants.get(place.index, ())
+
+    def _put(self, piece: Piece, place: Place | None) -> None:
+        old = self.where[piece.index]
+        if old is place:
+            return
+        if old is not None:
+            remaining = tuple(p for p in self.occupants[old.index] if p is not piece)
+            if remaining:
+                self.occupants[old.index] = remaining
+            else:
+                del self.occupants[old.index]
+        self.where[piece.index] = place
+        if place is not None:
+            here = self.occupants.get(place.index, ())
+            self.occupants[place.index] = tuple(sorted((*here, piece), key=_piece_index))
+
+    def next_player(self, player: Player) -> Player:
+        seats = self.machine.world.seats
+        return seats[(seats.index(player) + 1) % len(seats)]
+
+    # ------------------------------------------------------------ queries
+    @property
+    def phase(self) -> str:
+        return self.machine.phases[self.phase_index].name
+
+    @property
+    def phase_label(self) -> str:
+        return self.machine.phases[self.phase_index].label
+
+    @property
+    def log(self) -> list[LogEntry]:
+        return _unchain(self._log)
+
+    @property
+    def history(self) -> list[Action]:
+        return _unchain(self._history)
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def outcome(self) -> Outcome | None:
+        return self.result if self.terminal else None
+
+    def _pending(self) -> tuple[int, Any, list[Any]] | None:
+        if self.terminal:
+            return None
+        frame = self.stack[-1]
+        ins = frame[0].code[frame[1]]
+        return ins[0], ins, frame
+
+    @property
+    def current_player(self) -> str | None:
+        pending = self._pending()
+        if pending is None:
+            return None
+        op, ins, frame = pending
+        if op in (ROLL, DRAW):
+            return CHANCE
+        if op == SEALED:
+            return str(self._sealed_next(ins[1], frame[2]))
+        player = ins[1].player(self, frame[2])
+        return str(player)
+
+    def is_chance_node(self) -> bool:
+        pending = self._pending()
+        return pending is not None and pending[0] in (ROLL, DRAW)
+
+    # ------------------------------------------------------------ copying
+    def clone(self) -> State:
+        twin = object.__new__(State)
+        twin.__dict__.update(self.__dict__)
+        twin.where = list(self.where)
+        twin.occupants = dict(self.occupants)
+        twin.piece_attrs = {k: list(v) for k, v in self.piece_attrs.items()}
+        twin.place_attrs = {k: list(v) for k, v in self.place_attrs.items()}
+        twin.player_attrs = {k: list(v) for k, v in self.player_attrs.items()}
+        twin.values = dict(self.values)
+        twin.stack = [[f[0], f[1], dict(f[2])] for f in self.stack]
+        return twin
+
+    def _restore(self, snapshot: State) -> None:
+        self.__dict__.update(snapshot.__dict__)
+
+    # ------------------------------------------------------------ legal actions
+    def legal_action_ids(self) -> list[int]:
+        """The ids of the legal actions, ascending."""
+        pending = self._pending()
+        if pending is None:
+            return []
+        op, ins, frame = pending
+        space = self.machine.space
+        if op == ROLL:
+            kind = space.kinds["roll"]
+            return sorted(kind.encode((v,)) for v, _ in self._roll_outcomes(ins, frame))
+        if op == DRAW:
+            kind = space.kinds["draw"]
+            return sorted(kind.encode((p,)) for p in self._draw_pool(ins, frame))
+        spec: ChoiceSpec = ins[1]
+        env = frame[2]
+        if op == SEALED:
+            env = dict(env)
+            env[spec.name] = self._sealed_next(spec, frame[2])
+        ids: list[int] = []
+        for option in spec.options:
+            self._candidates(option, env, ids)
+        ids.sort()
+        return ids
+
+    def legal_actions(self) -> list[Action]:
+        action = self.machine.space.action
+        return [action(n) for n in self.legal_action_ids()]
+
+    def _candidates(self, option: OptionSpec, env: dict[str, Any], out: list[int]) -> None:
+        kind = self.machine.space.kinds[option.kind]
+        forbids = self.machine.forbids.get(option.kind, ())
+        scratch = dict(env)
+        params = option.params
+        n = len(params)
+        values: list[Any] = [None] * n
+
+        def leaf() -> None:
+            for name, fn in option.bindings:
+                scratch[name] = fn(self, scratch)
+            if option.where is not None and not option.where(self, scratch):
+                return
+            for _, cond, permits, _ in forbids:
+                if cond(self, scratch) and not any(p(self, scratch) for p in permits):
+                    return
+            out.append(kind.encode(values))
+
+        def walk(i: int) -> None:
+            if i == n:
+                leaf()
+                return
+            name, domain = params[i]
+            for value in domain(self, scratch):
+                scratch[name] = value
+                values[i] = value
+                walk(i + 1)
+
+        walk(0)
+
+    def why_illegal(self, action: Action | str) -> list[tuple[str | None, str]]:
+        """Why an action is illegal here: ``(rule or None, explanation)``; [] when legal."""
+        try:
+            kind, values = self.machine.space.parse(action)
+        except NotationError as error:
+            return [(None, str(error))]
+        return self._reasons(kind, values)[0]
+
+    def _reasons(self, kind: Kind, values: tuple[Any, ...]
+                 ) -> tuple[list[tuple[str | None, str]], OptionSpec | None, dict[str, Any]]:
+        pending = self._pending()
+        if pending is None:
+            return [(None, "the game is over")], None, {}
+        op, ins, frame = pending
+        if op in (ROLL, DRAW):
+            if kind.name == "roll" and op == ROLL:
+                if values[0] in {v for v, _ in self._roll_outcomes(ins, frame)}:
+                    return [], None, {}
+                return [(None, f"the dice cannot come up {format_value(values[0])}")], None, {}
+            if kind.name == "draw" and op == DRAW:
+                if values[0] in self._draw_pool(ins, frame):
+                    return [], None, {}
+                return [(None, f"{values[0]} cannot be drawn here")], None, {}
+            return [(None, "a chance event is due, not a player's decision")], None, {}
+        spec: ChoiceSpec = ins[1]
+        env = dict(frame[2])
+        if op == SEALED:
+            env[spec.name] = self._sealed_next(spec, frame[2])
+        options = [o for o in spec.options if o.kind == kind.name]
+        if not options:
+            offered = ", ".join(sorted({o.kind for o in spec.options}))
+            return [(None, f"no {kind.name} action is possible now (possible: {offered})")], \
+                None, {}
+        best: list[tuple[str | None, str]] = []
+        for option in options:
+            scratch = dict(env)
+            reasons: list[tuple[str | None, str]] = []
+            in_domain = True
+            for (name, domain), value in zip(option.params, values, strict=False):
+                if value not in domain(self, scratch):
+                    in_domain = False
+                scratch[name] = value
+            try:
+                for name, fn in option.bindings:
+                    scratch[name] = fn(self, scratch)
+                for rule, cond, permits, clause in self.machine.forbids.get(option.kind, ()):
+                    if cond(self, scratch) and not any(p(self, scratch) for p in permits):
+                        reasons.append((rule, _explain(self.machine, clause)))
+            except CortesRulesError:
+                if in_domain:
+                    raise
+            if not reasons and not in_domain:
+                reasons.append((None, f"{_text(kind, values)} is not among the choices here"))
+            if not reasons and option.where is not None and not option.where(self, scratch):
+                reasons.append((None, f"{_text(kind, values)} is not among the choices here"))
+            if not reasons:
+                return [], option, scratch
+            if not best or (reasons[0][0] and not best[0][0]):
+                best = reasons
+        return best, None, {}
+
+    # ------------------------------------------------------------ chance
+    def _roll_outcomes(self, ins: tuple[Any, ...], frame: list[Any]
+                       ) -> list[tuple[Any, Fraction]]:
+        dice = ins[2](self, frame[2])
+        if not isinstance(dice, Dice):
+            raise RulesRuntimeError(f"cannot roll {format_value(dice)}", ins[3])
+        if dice.faces is not None:
+            counts: dict[str, int] = {}
+            for face in dice.faces:
+                counts[face] = counts.get(face, 0) + 1
+            return [(f, Fraction(n, len(dice.faces))) for f, n in counts.items()]
+        return [(t, p) for t, p in rng.dice_distribution(dice.count, dice.sides)]
+
+    def _draw_pool(self, ins: tuple[Any, ...], frame: list[Any]) -> tuple[Piece, ...]:
+        source = ins[2](self, frame[2])
+        if isinstance(source, Place):
+            return self.pieces_in(source)
+        return tuple(source)
+
+    def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        """At a chance node: every outcome with its exact probability."""
+        pending = self._pending()
+        if pending is None or pending[0] not in (ROLL, DRAW):
+            return []
+        op, ins, frame = pending
+        space = self.machine.space
+        if op == ROLL:
+            kind = space.kinds["roll"]
+            pairs = [(space.action(kind.encode((v,))), p) for v, p in
+                     self._roll_outcomes(ins, frame)]
+        else:
+            pool = self._draw_pool(ins, frame)
+            kind = space.kinds["draw"]
+            pairs = [(space.action(kind.encode((p,))), Fraction(1, len(pool))) for p in pool]
+        return sorted(pairs, key=lambda ap: space.number(ap[0]))
+
+    def apply_chance(self) -> Action:
+        """At a chance node, draw an outcome with the state's seeded generator and apply it."""
+        outcomes = self.chance_outcomes()
+        if not outcomes:
+            raise IllegalActionError("roll", [(None, "no chance event is due")])
+        pending = self._pending()
+        assert pending is not None
+        op, ins, frame = pending
+        if op == ROLL:
+            dice = ins[2](self, frame[2])
+            if dice.faces is None:
+                self.rng_state, total = rng.roll_dice(self.rng_state, dice.count, dice.sides)
+                action = self.machine.space.action(
+                    self.machine.space.kinds["roll"].encode((total,)))
+            else:
+                self.rng_state, i = rng.below(self.rng_state, len(dice.faces))
+                action = self.machine.space.action(
+                    self.machine.space.kinds["roll"].encode((dice.faces[i],)))
+        else:
+            self.rng_state, i = rng.below(self.rng_state, len(outcomes))
+            action = outcomes[i][0]
+        self.apply(action)
+        return action
+
+    # ------------------------------------------------------------ applying
+    def apply(self, action: Action | str | int) -> None:
+        """Apply a legal action (its text, an Action, or its id).
+
+        Raises:
+            NotationError: the text is not an action of this rulebook.
+            IllegalActionError: the action is illegal here; it names the rules
+                that forbid it, and the state is left unchanged.
+            RulesRuntimeError: a rule cannot be evaluated; the state is left unchanged.
+        """
+        space = self.machine.space
+        if isinstance(action, bool):
+            raise NotationError("an action is a text, an Action or an id, not a bool")
+        if isinstance(action, int):
+            number = action
+            kind, values = space.decode(number)
+        else:
+            kind, values = space.parse(action)
+            number = kind.encode(values)
+        reasons, option, scratch = self._reasons(kind, values)
+        if reasons:
+            raise IllegalActionError(space.action(number), reasons)
+        snapshot = self.clone()
+        try:
+            self._resume(kind, values, option, scratch)
+            self._history = (space.action(number), self._history)
+            self._run()
+        except CortesRulesError:
+            self._restore(snapshot)
+            raise
+        except RecursionError:
+            self._restore(snapshot)
+            raise RulesRuntimeError("the rules call procedures too deeply") from None
+
+    def _resume(self, kind: Kind, values: tuple[Any, ...], option: OptionSpec | None,
+                scratch: dict[str, Any]) -> None:
+        pending = self._pending()
+        assert pending is not None
+        op, ins, frame = pending
+        env = frame[2]
+        if op == ROLL:
+            env[ins[1]] = values[0]
+            self.last_roll = values[0]
+            frame[1] += 1
+            return
+        if op == DRAW:
+            env[ins[1]] = values[0]
+            frame[1] += 1
+            return
+        assert option is not None
+        if op == CHOOSE:
+            for (name, _), value in zip(option.params, values, strict=False):
+                env[name] = value
+            for name, _ in option.bindings:
+                env[name] = scratch[name]
+            frame[1] = option.body
+            return
+        spec: ChoiceSpec = ins[1]
+        chooser = self._sealed_next(spec, env)
+        chosen = env.get(spec.key, ())
+        env[spec.key] = (*chosen, (chooser, option, tuple(
+            (n, scratch[n]) for n, _ in (*option.params, *option.bindings))))
+        if self._sealed_next(spec, env) is None:
+            frame[1] += 1   # to DISPATCH
+
+    def _sealed_next(self, spec: ChoiceSpec, env: dict[str, Any]) -> Any:
+        players = tuple(spec.player(self, env))
+        done = {c[0] for c in env.get(spec.key, ())}
+        return next((p for p in players if p not in done), None)
+
+    # ------------------------------------------------------------ running
+    def _run(self) -> None:
+        budget = STEP_BUDGET
+        stack = self.stack
+        while not self.terminal:
+            frame = stack[-1]
+            proc, pc, env = frame
+            code = proc.code
+            if pc >= len(code):
+                stack.pop()
+                if not stack:
+                    self._finish(None, "the turn sequence ended")
+                    return
+                continue
+            ins = code[pc]
+            op = ins[0]
+            budget -= 1
+            if budget <= 0:
+                raise RulesRuntimeError(f"procedure {proc.name} runs on without reaching a "
+                                        "decision", proc.span, proc.rule)
+            if op in _PAUSES:
+                if op == CHOOSE:
+                    self._check_live(ins[1], env, proc)
+                elif op == SEALED and self._sealed_next(ins[1], env) is None:
+                    frame[1] = pc + 1
+                    continue
+                elif op == SEALED:
+                    self._check_live(ins[1], env, proc)
+                elif op == DRAW and not self._draw_pool(ins, frame):
+                    raise RulesRuntimeError("nothing to draw from", ins[3], proc.rule)
+                return
+            frame[1] = pc + 1
+            if op == LET:
+                env[ins[1]] = ins[2](self, env)
+            elif op == JUMP:
+                frame[1] = ins[1]
+            elif op == JUMP_IF_NOT:
+                if not ins[1](self, env):
+                    frame[1] = ins[2]
+            elif op == FOR_INIT:
+                domain = ins[2](self, env)
+                if isinstance(domain, frozenset):
+                    domain = tuple(sorted(domain, key=_sort_key))
+                env[ins[1]] = (tuple(domain), 0)
+            elif op == FOR_NEXT:
+                items, i = env[ins[1]]
+                where = ins[3]
+                while i < len(items):
+                    env[ins[2]] = items[i]
+                    i += 1
+                    if where is None or where(self, env):
+                        break
+                else:
+                    frame[1] = ins[4]
+                env[ins[1]] = (items, i)
+            elif op == SET_VAR:
+                name = ins[1]
+                value = ins[2](self, env)
+                if name in env:
+                    env[name] = value
+                elif name in self.values:
+                    self.values[name] = value
+                else:
+                    raise RulesRuntimeError(f"'set {name}': no such variable or value",
+                                            ins[3], proc.rule)
+            elif op == SET_ATTR:
+                self._set_attr(ins[1](self, env), ins[2], ins[3](self, env), ins[4], proc)
+            elif op == PUT:
+                what, where_to = ins[1](self, env), ins[2](self, env)
+                if where_to is not None and not isinstance(where_to, Place):
+                    raise RulesRuntimeError(f"cannot put pieces into {where_to!r}", ins[3],
+                                            proc.rule)
+                for piece in (what if isinstance(what, (tuple, frozenset, list)) else (what,)):
+                    if not isinstance(piece, Piece):
+                        raise RulesRuntimeError(f"cannot put {piece!r}: not a piece", ins[3],
+                                                proc.rule)
+                    self._put(piece, where_to)
+            elif op == CALL:
+                target = self.machine.proc(ins[1], ins[3], proc.rule)
+                args = ins[2]
+                if len(args) != len(target.params):
+                    raise RulesRuntimeError(f"{target.name} takes {len(target.params)} "
+                                            f"argument(s), not {len(args)}", ins[3], proc.rule)
+                if len(stack) > 200:
+                    raise RulesRuntimeError("procedures call each other too deeply", ins[3],
+                                            proc.rule)
+                stack.append([target, 0, {p: a(self, env)
+                                           for p, a in zip(target.params, args, strict=True)}])
+            elif op == RETURN:
+                stack.pop()
+                if not stack:
+                    self._finish(None, "the turn sequence ended")
+                    return
+            elif op == DISPATCH:
+                spec = ins[1]
+                queue = env.get(spec.key, ())
+                if not queue:
+                    env.pop(spec.key, None)
+                    frame[1] = spec.end
+                    continue
+                (chooser, option, bound) = queue[0]
+                env[spec.key] = queue[1:]
+                env[spec.name] = chooser
+                for name, value in bound:
+                    env[name] = value
+                frame[1] = option.body
+            elif op == LOG:
+                self._log_line(ins, env)
+            elif op == FINISH:
+                winner = ins[1](self, env) if ins[1] is not None else None
+                self._finish(winner, _render(ins[2], self, env))
+                return
+            elif op == FAIL:
+                raise RulesRuntimeError(ins[1], ins[2], proc.rule)
+            elif op == REVEAL:
+                pieces = ins[1](self, env)
+                to = ins[2](self, env)
+                pieces = pieces if isinstance(pieces, (tuple, frozenset)) else (pieces,)
+                viewers = to if isinstance(to, (tuple, frozenset)) else (to,)
+                self.revealed = self.revealed | {(p.index, v.index) for p in pieces
+                                                 for v in viewers}
+            elif op == PHASE:
+                self.phase_index = ins[1]
+            elif op == CALL_PHASE:
+                phase = self.machine.phases[ins[1]]
+                target = self.machine.procs[phase.activity or ""]
+                world = self.machine.world
+                players = world.seats if phase.for_each_player else (world.player[phase.side],)
+                for player in reversed(players):
+                    stack.append([target, 0, dict(zip(target.params, (player,), strict=False))])
+            elif op == TURN_END:
+                self.turn += 1
+                frame[1] = 0
+                if self.turn_limit is not None and self.turn > self.turn_limit:
+                    self.turn = self.turn_limit
+                    self._finish(None, f"the turn limit ({self.turn_limit}) was reached")
+                    return
+
+    def _check_live(self, spec: ChoiceSpec, env: dict[str, Any], proc: Proc) -> None:
+        """A decision with no legal action is a broken rulebook, named as such."""
+        use = env
+        if spec.key:
+            use = dict(env)
+            use[spec.name] = self._sealed_next(spec, env)
+        ids: list[int] = []
+        for option in spec.options:
+            self._candidates(option, use, ids)
+            if ids:
+                return
+        raise RulesRuntimeError(f"a choice in procedure {proc.name} has no legal action",
+                                spec.span, proc.rule)
+
+    def _set_attr(self, target: Any, name: str, value: Any, span: Any, proc: Proc) -> None:
+        if isinstance(target, Piece) and name in self.piece_attrs:
+            self.piece_attrs[name][target.index] = value
+        elif isinstance(target, Place) and name in self.place_attrs:
+            self.place_attrs[name][target.index] = value
+        elif isinstance(target, Player) and name in self.player_attrs:
+            self.player_attrs[name][target.index] = value
+        else:
+            raise RulesRuntimeError(f"cannot set {format_value(target)}.{name}: not a declared "
+                                    "attribute", span, proc.rule)
+
+    def _log_line(self, ins: tuple[Any, ...], env: dict[str, Any]) -> None:
+        text = _render(ins[1], self, env)
+        rules: tuple[str, ...] = ()
+        if ins[2] is not None:
+            cited = ins[2](self, env)
+            cited = cited if isinstance(cited, (tuple, frozenset, list)) else (cited,)
+            rules = tuple(sorted({str(r) for r in cited if r}, key=rule_order))
+        audience = None
+        if ins[3] is not None:
+            to = ins[3](self, env)
+            to = to if isinstance(to, (tuple, frozenset, list)) else (to,)
+            audience = frozenset(str(p) for p in to)
+        entry = LogEntry(self.turn, self.phase_label if self.machine.phases else "", text,
+                         rules, audience)
+        self._log = (entry, self._log)
+
+    def _finish(self, winner: Any, reason: str) -> None:
+        if winner is None:
+            winners: tuple[str, ...] = ()
+        elif isinstance(winner, (tuple, frozenset, list)):
+            winners = tuple(str(w) for w in sorted(winner, key=_sort_key))
+        else:
+            winners = (str(winner),)
+        scores = {}
+        if "score" in self.player_attrs:
+            scores = {p.name: self.player_attrs["score"][p.index]
+                      for p in self.machine.world.seats}
+        self.result = Outcome(winners, reason, scores)
+        self.terminal = True
+
+    # ------------------------------------------------------------ visibility
+    def hidden_from(self, piece: Piece, viewer: Player) -> bool:
+        if (piece.index, viewer.index) in self.revealed:
+            return False
+        env = {"piece": piece, "viewer": viewer}
+        return any(h(self, env) for h in self.machine.hides)
+
+    def observation(self, player: str) -> dict[str, Any]:
+        """What one player may see: visible pieces by id, hidden ones only as counts."""
+        world = self.machine.world
+        viewer = world.player.get(player)
+        if viewer is None:
+            raise CortesRulesError(f"no player {player!r}")
+        pieces: dict[str, Any] = {}
+        hidden: dict[str, int] = {}
+        for piece in world.pieces:
+            place = self.where[piece.index]
+            if self.hidden_from(piece, viewer):
+                key = place.id if place is not None else "off"
+                hidden[key] = hidden.get(key, 0) + 1
+                continue
+            record = {"place": place.id if place is not None else None}
+            for name, values in self.piece_attrs.items():
+                record[name] = format_value(values[piece.index])
+            pieces[piece.id] = record
+        return {
+            "turn": self.turn, "phase": self.phase, "to_act": self.current_player,
+            "pieces": pieces, "hidden": hidden,
+            "players": {p.name: {n: format_value(v[p.index]) for n, v in self.player_attrs.items()}
+                        for p in world.players},
+            "values": {n: format_value(v) for n, v in self.values.items()},
+            "log": [str(e) for e in self.log if e.visible_to(player)],
+        }
+
+    def __str__(self) -> str:
+        player = self.current_player or "nobody (game over)"
+        lines = [f"turn {self.turn}, {self.phase_label}; to act: {player}"]
+        for index in sorted(self.occupants):
+            place = self.machine.world.places[index]
+            lines.append(f"  {place.id}: {' '.join(p.id for p in self.occupants[index])}")
+        return "\n".join(lines)
+
+
+def _explain(machine: Machine, clause: ir.Forbid) -> str:
+    rule = machine.program.rules.get(clause.rule)
+    title = f"{rule.title}: " if rule is not None else ""
+    return f"{title}forbidden when {render_expr(clause.when)}"
+
+
+def _text(kind: Kind, values: tuple[Any, ...]) -> str:
+    return " ".join((kind.name, *(format_value(v) for v in values)))
+
+
+def _zero(type_ref: ir.TypeRef) -> Any:
+    return {"int": 0, "bool": False, "list": (), "set": frozenset()}.get(type_ref.name)
+
+
+def _piece_index(piece: Piece) -> int:
+    return piece.index
+
+
+def _sort_key(value: Any) -> Any:
+    if isinstance(value, (Piece, Place, Player)):
+        return (0, value.index)
+    if isinstance(value, (int, Fraction)):
+        return (1, value)
+    return (2, str(value))
+
+
+def _unchain(chain: tuple[Any, ...] | None) -> list[Any]:
+    out = []
+    while chain is not None:
+        out.append(chain[0])
+        chain = chain[1]
+    out.reverse()
+    return out
+
+
+def rule_order(number: str) -> tuple[Any, ...]:
+    parts: list[Any] = []
+    for piece in number.split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else piece)
+    return tuple((0, p) if isinstance(p, int) else (1, p) for p in parts)
