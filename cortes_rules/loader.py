@@ -10,6 +10,7 @@ given: its blocks then stand in for the folder's own.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from ._resources import data_dir
 from .dsl import ir
 from .dsl.check import check, errors_only
 from .dsl.diagnostics import Diagnostic
+from .dsl.forms import expand_modules
 from .dsl.lower import lower
 from .dsl.parse import parse_text
 from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError
@@ -68,15 +70,49 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
+_USE = re.compile(r"^[ \t]*use[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def library_path(name: str) -> Path:
+    """A library of mechanisms shipped in ``rulebook/lib/``."""
+    path = data_dir("rulebook") / "lib" / f"{name}.rules"
+    if not path.is_file():
+        known = sorted(p.stem for p in (data_dir("rulebook") / "lib").glob("*.rules"))
+        raise CortesRulesError(f"no library {name!r} (libraries: {', '.join(known) or 'none'})")
+    return path
+
+
 def parse_files(files: Iterable[Path]) -> list[ir.Module]:
-    """Parse every file, reporting the syntax errors of all of them together."""
+    """Parse every file, reporting the syntax errors of all of them together.
+
+    The libraries that the files ``use`` (in their game block) are parsed
+    first, each with the forms of those before it; their forms then extend
+    the language in which the files themselves are read (see
+    :mod:`cortes_rules.dsl.forms`). The result starts with the libraries.
+    """
+    files = list(files)
+    texts = [(file, file.read_text(encoding="utf-8")) for file in files]
+    used = list(dict.fromkeys(name for _, text in texts for name in _USE.findall(text)))
     modules: list[ir.Module] = []
     problems: list[Diagnostic] = []
-    for file in files:
+    forms: tuple[ir.FormDecl, ...] = ()
+    for name in used:
+        path = library_path(name)
         try:
-            modules.append(parse_text(file.read_text(encoding="utf-8"), display_path(file)))
+            library = parse_text(path.read_text(encoding="utf-8"), display_path(path), forms)
         except RulesSyntaxError as error:
             problems.extend(error.diagnostics)
+            continue
+        modules.append(library)
+        forms += tuple(s for item in library.items if isinstance(item, ir.Rule)
+                       for s in item.statements if isinstance(s, ir.FormDecl))
+    for file, text in texts:
+        try:
+            modules.append(parse_text(text, display_path(file), forms))
+        except RulesSyntaxError as error:
+            problems.extend(error.diagnostics)
+    if not problems and forms:
+        modules = expand_modules(modules)
     if problems:
         raise RulesSyntaxError(problems)
     return modules

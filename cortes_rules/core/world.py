@@ -189,7 +189,7 @@ class World:
             if side is not None:
                 tags.add(side.name)
             props: dict[str, Any] = dict(counter.properties)
-            props.update(steps=counter.steps or 0, combat=tuple(counter.combat),
+            props.update(max_steps=counter.steps or 0, factors=tuple(counter.combat),
                          move=counter.move or 0)
             pieces.append(Piece(len(pieces), counter.id, counter.label, counter.cls, side,
                                 frozenset(tags), props))
@@ -213,6 +213,10 @@ class World:
 
     def adjacent(self, a: Place, b: Place) -> bool:
         return b in a.neighbours
+
+    def direction(self, a: Place, b: Place) -> int | None:
+        """The direction (0-5) from hex ``a`` to a neighbouring hex ``b``."""
+        return hexgrid.direction(a.id, b.id, self.odd_columns_low)
 
     def distance(self, a: Place, b: Place) -> int:
         if a.kind == "hex" and b.kind == "hex":

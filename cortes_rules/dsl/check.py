@@ -198,6 +198,8 @@ class Checker:
 
     # -------------------------------------------------------------- statements
     def check_statement(self, statement: ir.Statement) -> None:
+        if self.program.of(ir.Procedure):
+            return  # names in a core rulebook are resolved by scope, not by context
         context = context_of(statement)
         if (context is None and isinstance(statement, (ir.Forbid, ir.Permit))
                 and not self.program.of(ir.ActionDecl)):

@@ -11,7 +11,7 @@ cite its rule.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Union
+from typing import Any, Union
 
 import attrs
 
@@ -515,6 +515,17 @@ class AttributeDecl:
 
 
 @attrs.frozen
+class DeriveDecl:
+    """A computed attribute of pieces, places or players (``derive piece hex = piece.place``)."""
+
+    owner: str
+    name: str
+    expr: Expr
+    rule: str
+    span: Span
+
+
+@attrs.frozen
 class ValueDecl:
     """A global game variable with its start value."""
 
@@ -794,11 +805,33 @@ class Procedure:
     span: Span
 
 
+@attrs.frozen
+class FormDecl:
+    """``form NAME "pattern" { statements }``: new syntax lowered onto other statements."""
+
+    name: str
+    pattern: str
+    body: tuple[Any, ...]
+    rule: str
+    span: Span
+
+
+@attrs.frozen
+class FormUse:
+    """A statement written in a form's syntax, before expansion (see :mod:`.forms`)."""
+
+    form: str
+    values: tuple[Any, ...]
+    rule: str
+    span: Span
+
+
 Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, HexsideDecl,
                   TableDecl, DiceDecl, Define, Cost, Forbid, Permit, Stacking, Overstack,
                   OneGroup, Odds, Shift, ShiftsCumulative, Clamp, Resolve, Results, Advance,
                   Sequence, PlayerDecl, PoolDecl, AttributeDecl, ValueDecl, HookDecl,
-                  Contribute, FunctionDecl, ActionDecl, HideDecl, FaceDieDecl, Procedure]
+                  Contribute, FunctionDecl, ActionDecl, HideDecl, FaceDieDecl, Procedure,
+                  FormDecl, FormUse, DeriveDecl]
 
 
 @attrs.frozen

@@ -21,6 +21,7 @@ from .._resources import grammar_path
 from ..errors import RulesSyntaxError
 from . import ir
 from .diagnostics import Diagnostic, Span, enclosing_block, line_of
+from .forms import grammar_rules, hole_values
 
 # Readable names for the grammar's terminals, used in "expected: ..." lines.
 _TERMINAL_NAMES = {
@@ -59,7 +60,16 @@ def _keyword_guard(token: Token) -> Token:
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
+    return _parser_for(())
+
+
+@functools.lru_cache(maxsize=16)
+def _parser_for(forms: tuple[ir.FormDecl, ...]) -> lark.Lark:
+    """The parser of the base grammar extended with a library's forms (see :mod:`.forms`)."""
     grammar = grammar_path().read_text(encoding="utf-8")
+    if forms:
+        alternatives, rules = grammar_rules(forms)
+        grammar = grammar.replace("// @form-uses", "| " + alternatives, 1) + "\n" + rules + "\n"
     options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True}
     probe = lark.Lark(grammar, **options)
     keywords = {t.name: _keyword_guard for t in probe.terminals
@@ -89,15 +99,27 @@ def _expected(names: set[str] | frozenset[str]) -> tuple[str, ...]:
 _CHOICES = re.compile(r"\(([a-z|]+)\)\\b")
 
 
-def parse_text(text: str, path: str = "<string>") -> ir.Module:
+def parse_text(text: str, path: str = "<string>",
+               forms: tuple[ir.FormDecl, ...] = ()) -> ir.Module:
     """Parse one rules file's text into an IR module.
+
+    Args:
+        forms: the forms of the libraries the rulebook uses; their phrases
+            become statements of the language while this file is read.
 
     Raises:
         RulesSyntaxError: the text does not follow the grammar.
     """
     reset = _SOURCE.set(text)
     try:
-        tree = _parser().parse(text)
+        try:
+            parser = _parser_for(forms)
+        except lark.exceptions.GrammarError as error:
+            raise RulesSyntaxError([Diagnostic(
+                forms[0].span if forms else Span(path, 1, 1),
+                f"the library's forms cannot be read together: {error}",
+                source_line="")]) from None
+        tree = parser.parse(text)
     except _RunOnKeyword as error:
         token = error.token
         line, column = token.line or 1, token.column or 1
@@ -128,7 +150,7 @@ def parse_text(text: str, path: str = "<string>") -> ir.Module:
     finally:
         _SOURCE.reset(reset)
     try:
-        items = _ToIR(path).transform(tree)
+        items = _ToIR(path, forms).transform(tree)
     except lark.exceptions.VisitError as error:
         inner = error.orig_exc
         if isinstance(inner, RulesSyntaxError):
@@ -148,9 +170,22 @@ def _string(token: Token) -> str:
 class _ToIR(Transformer):  # type: ignore[type-arg]
     """Turns lark's parse tree into IR nodes, one method per grammar rule."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, forms: tuple[ir.FormDecl, ...] = ()) -> None:
         super().__init__()
         self.path = path
+        self.forms = forms
+
+    def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
+        name = str(data)
+        if name.startswith("form_use_"):
+            decl = self.forms[int(name[len("form_use_"):])]
+            span = self._span(meta)
+            return ir.FormUse(decl.name, hole_values(decl, children, span), "", span)
+        return super().__default__(data, children, meta)
+
+    def form_decl(self, meta: Any, c: list[Any]) -> ir.FormDecl:
+        name, pattern, *body = c
+        return ir.FormDecl(str(name), _string(pattern), tuple(body), "", self._span(meta))
 
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
@@ -554,6 +589,9 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.AttributeDecl(str(c[0]), str(c[1]), c[2], c[3],
                                 _string(c[4]) if c[4] is not None else None, "",
                                 self._span(meta))
+
+    def derive_decl(self, meta: Any, c: list[Any]) -> ir.DeriveDecl:
+        return ir.DeriveDecl(str(c[0]), str(c[1]), c[2], "", self._span(meta))
 
     def value_decl(self, meta: Any, c: list[Any]) -> ir.ValueDecl:
         return ir.ValueDecl(str(c[0]), c[1], c[2], _string(c[3]) if c[3] is not None else None,

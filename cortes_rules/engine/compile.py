@@ -15,6 +15,7 @@ any game.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable
 from fractions import Fraction
@@ -51,11 +52,24 @@ class HookRef:
         self.name, self.entries = name, entries
 
     def applying(self, s: State, env: dict[str, Any]) -> list[tuple[Any, str]]:
-        """``(value, rule)`` of every contribution whose condition holds, in rule order."""
+        """``(value, rule)`` of every contribution whose condition holds, in load order.
+
+        While a rule trail is being kept (``with_rules``), an applied
+        contribution adds its rule and what its evaluation drew on; what a
+        condition that failed drew on is forgotten.
+        """
         out = []
+        trail = s.trail
         for value, when, rule in self.entries:
-            if when is None or when(s, env):
-                out.append((value(s, env), rule))
+            if when is not None:
+                before = set(trail) if trail is not None else None
+                if not when(s, env):
+                    if trail is not None and before is not None:
+                        trail.intersection_update(before)
+                    continue
+            out.append((value(s, env), rule))
+            if trail is not None:
+                trail.add(rule)
         return out
 
 
@@ -97,7 +111,10 @@ class Compiler:
         for a in program.of(ir.AttributeDecl):
             {"piece": self.piece_attributes, "place": self.place_attributes,
              "player": self.player_attributes}[a.owner].add(a.name)
+        self._derived_decls = {(d.owner, d.name): d for d in program.of(ir.DeriveDecl)}
+        self._derived: dict[tuple[str, str], Fn] = {}
         self._depth = 0
+        self._expanding: set[str] = set()
 
     # -------------------------------------------------------------- entry
     def expr(self, node: ir.Expr, rule: str | None = None) -> Fn:
@@ -175,6 +192,19 @@ class Compiler:
         if name in self.values:
             def fallback(s: State) -> Any:
                 return s.values[name]
+        elif name in self.functions and not self.functions[name].params:
+            decl = self.functions[name]
+            body = self._function_body(decl, node.span)
+            rule = decl.rule
+
+            def call_define(s: State, env: dict[str, Any]) -> Any:
+                value = env.get(name, _MISSING)
+                if value is not _MISSING:
+                    return value
+                if s.trail is not None and not rule.startswith("lib:"):
+                    s.trail.add(rule)
+                return body(s, env)
+            return call_define
         elif name in self._hook_clauses:
             ref = self.hook(name)
 
@@ -235,12 +265,19 @@ class Compiler:
         piece_dynamic = name in self.piece_attributes
         place_dynamic = name in self.place_attributes
         player_dynamic = name in self.player_attributes
+        piece_derived = self._derive("piece", name)
+        place_derived = self._derive("place", name)
+        player_derived = self._derive("player", name)
 
         def attribute(s: State, env: dict[str, Any]) -> Any:
             target = obj(s, env)
             if isinstance(target, Piece):
                 if piece_dynamic:
-                    return s.piece_attrs[name][target.index]
+                    values = s.piece_attrs.get(name)
+                    if values is not None:   # None only while start values are computed
+                        return values[target.index]
+                if piece_derived is not None:
+                    return piece_derived(s, {"piece": target})
                 if name == "place":
                     return s.where[target.index]
                 if name == "side":
@@ -253,6 +290,8 @@ class Compiler:
             if isinstance(target, Place):
                 if place_dynamic:
                     return s.place_attrs[name][target.index]
+                if place_derived is not None:
+                    return place_derived(s, {"place": target})
                 if name == "pieces":
                     return s.pieces_in(target)
                 if name == "terrain":
@@ -265,15 +304,31 @@ class Compiler:
             if isinstance(target, Player):
                 if player_dynamic:
                     return s.player_attrs[name][target.index]
+                if player_derived is not None:
+                    return player_derived(s, {"player": target})
                 if name == "name":
                     return target.name
                 raise KeyError(f"a player has no attribute {name!r}")
             if isinstance(target, Row):
+                if s.trail is not None:
+                    s.trail.add(target.table.rule)
                 return target.cells[target.table.columns.index(name)]
             if target is None:
                 raise TypeError(f"none has no attribute {name!r}")
             raise TypeError(f"{target!r} has no attribute {name!r}")
         return attribute
+
+    def _derive(self, owner: str, name: str) -> Fn | None:
+        """A computed attribute's expression (compiled once, on first use)."""
+        key = (owner, name)
+        decl = self._derived_decls.get(key)
+        if decl is None:
+            return None
+        if key not in self._derived:
+            cell: list[Fn] = []
+            self._derived[key] = lambda s, env: cell[0](s, env)
+            cell.append(self._compile(decl.expr))
+        return self._derived[key]
 
     def _Index(self, node: ir.Index) -> Fn:
         obj, key = self._compile(node.obj), self._compile(node.key)
@@ -317,12 +372,12 @@ class Compiler:
         if op == "!=":
             return lambda s, env: left(s, env) != right(s, env)
         if op == "<":
-            return lambda s, env: left(s, env) < right(s, env)
+            return lambda s, env: _rank(left(s, env)) < _rank(right(s, env))
         if op == "<=":
-            return lambda s, env: left(s, env) <= right(s, env)
+            return lambda s, env: _rank(left(s, env)) <= _rank(right(s, env))
         if op == ">":
-            return lambda s, env: left(s, env) > right(s, env)
-        return lambda s, env: left(s, env) >= right(s, env)
+            return lambda s, env: _rank(left(s, env)) > _rank(right(s, env))
+        return lambda s, env: _rank(left(s, env)) >= _rank(right(s, env))
 
     def _Member(self, node: ir.Member) -> Fn:
         item, coll = self._compile(node.item), self._compile(node.collection)
@@ -392,9 +447,9 @@ class Compiler:
             "len": lambda c: len(c),
             "any": lambda c: any(c),
             "all": lambda c: all(c),
-            "sum": lambda c: sum(c),
-            "max": lambda *c: max(c[0]) if len(c) == 1 else max(c),
-            "min": lambda *c: min(c[0]) if len(c) == 1 else min(c),
+            "sum": lambda c: _absorb(sum, c),
+            "max": lambda *c: _absorb(max, c[0] if len(c) == 1 else c),
+            "min": lambda *c: _absorb(min, c[0] if len(c) == 1 else c),
             "distinct": lambda c: frozenset(c),
             "floor": lambda x: math.floor(x),
             "ceil": lambda x: math.ceil(x),
@@ -410,7 +465,16 @@ class Compiler:
             "distance": lambda a, b: world.distance(a, b),
             "neighbours": lambda p: p.neighbours,
             "hexside": lambda a, b: world.hexside(a, b),
-            "str": lambda x: str(x),
+            "str": lambda x: format_value(x),
+            "join": lambda c, sep: sep.join(format_value(x) for x in c),
+            "rest": lambda c: tuple(c)[1:],
+            "subsets": lambda c, k: tuple(itertools.combinations(tuple(c), k)),
+            "union": lambda c: frozenset(x for part in c for x in part),
+            "is_number": lambda x: isinstance(x, (int, Fraction)) and not isinstance(x, bool),
+            "direction": lambda a, b: world.direction(a, b),
+            "columns": lambda t: t.columns,
+            "table_rule": lambda t: t.rule,
+            "cell": lambda t, r, c: t.rows[r][t.columns.index(c)],
         }
         if name in simple:
             fn = simple[name]
@@ -418,6 +482,41 @@ class Compiler:
                 (a0,) = args
                 return lambda s, env: fn(a0(s, env))
             return lambda s, env: fn(*(a(s, env) for a in args))
+        if name in ("with_rules", "defined"):
+            (a0,) = args
+            if name == "defined":
+                def defined(s: State, env: dict[str, Any]) -> bool:
+                    try:
+                        a0(s, env)
+                    except (CortesRulesError, ArithmeticError, TypeError, KeyError,
+                            ValueError, IndexError):
+                        return False
+                    return True
+                return defined
+
+            def with_rules(s: State, env: dict[str, Any]) -> Any:
+                outer = s.trail
+                s.trail = set()
+                try:
+                    value = a0(s, env)
+                    drawn = s.trail
+                finally:
+                    s.trail = outer
+                if outer is not None:
+                    outer |= drawn
+                return (value, tuple(sorted(drawn, key=_rule_key)))
+            return with_rules
+        if name in ("allowed", "forbid_rules", "permit_rules", "forbids_reading"):
+            (a0,) = args
+            if name == "allowed":
+                return lambda s, env: s.allowed(a0(s, env), env)
+            if name == "forbids_reading":
+                return lambda s, env: s.machine.forbids_reading(a0(s, env))
+            which = "forbid" if name == "forbid_rules" else "permit"
+            return lambda s, env: s.machine.clause_rules(which, a0(s, env))
+        if name == "applied" and len(node.args) == 1 and isinstance(node.args[0], ir.Name):
+            ref = self.hook(node.args[0].id)
+            return lambda s, env: tuple(ref.applying(s, env))
         if name == "next_player":
             (a0,) = args
             return lambda s, env: s.next_player(a0(s, env))
@@ -432,19 +531,27 @@ class Compiler:
                                     f"not {len(node.args)}", node.span, decl.rule)
         args = tuple(self._compile(a) for a in node.args)
         params = decl.params
-        if self._depth > 300:
-            raise RulesRuntimeError(f"function {decl.name} expands too deeply (recursion?)",
-                                    node.span, decl.rule)
-        body = self._compile(decl.body)
-        if not params:
-            return body
+        body = self._function_body(decl, node.span)
+        rule = decl.rule
 
         def call(s: State, env: dict[str, Any]) -> Any:
             inner = dict(env)
             for p, a in zip(params, args, strict=True):
                 inner[p] = a(s, env)
+            if s.trail is not None and not rule.startswith("lib:"):
+                s.trail.add(rule)
             return body(s, inner)
         return call
+
+    def _function_body(self, decl: ir.FunctionDecl, span: Any) -> Fn:
+        if decl.name in self._expanding:
+            raise RulesRuntimeError(f"function {decl.name} is defined in terms of itself",
+                                    span, decl.rule)
+        self._expanding.add(decl.name)
+        try:
+            return self._compile(decl.body)
+        finally:
+            self._expanding.discard(decl.name)
 
     def _comprehension(self, node: ir.Call) -> Fn:
         binder = node.binder
@@ -467,8 +574,10 @@ class Compiler:
         reducers: dict[str, Callable[[list[Any]], Any]] = {
             "count": len, "any": lambda xs: any(_truth(x) for x in xs) if element else bool(xs),
             "all": None,  # type: ignore[dict-item]
-            "sum": sum, "max": max, "min": min, "distinct": frozenset,
+            "sum": lambda xs: _absorb(sum, xs), "max": lambda xs: _absorb(max, xs),
+            "min": lambda xs: _absorb(min, xs), "distinct": frozenset,
             "set": frozenset, "list": tuple, "first": lambda xs: xs[0] if xs else None,
+            "union": lambda xs: frozenset(x for part in xs for x in part),
             "sorted": lambda xs: tuple(sorted(xs, key=_order_key)),
         }
         if name == "all":
@@ -500,6 +609,30 @@ class Compiler:
         if reducer is None:
             raise CortesRulesError(f"{name}(...) does not take a comprehension")
         return lambda s, env: reducer(items(s, env))
+
+
+def _rank(value: Any) -> Any:
+    """Ordering for comparisons: a name cell (``prohibited``) is beyond every number."""
+    if isinstance(value, str):
+        return math.inf
+    return value
+
+
+def _absorb(reduce: Callable[[Any], Any], values: Iterable[Any]) -> Any:
+    """``sum``/``max``/``min`` in which a name cell (``prohibited``) absorbs the numbers."""
+    items = list(values)
+    for item in items:
+        if isinstance(item, str):
+            return item
+    return reduce(items)
+
+
+def _rule_key(number: str) -> tuple[Any, ...]:
+    parts = []
+    for piece in number.split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append((0, int(digits)) if digits else (1, piece))
+    return tuple(parts)
 
 
 def format_value(value: Any) -> str:

@@ -258,6 +258,22 @@ class Machine:
         main.code.append((TURN_END,))
         self.main = main
 
+    def clause_rules(self, which: str, kind: str) -> tuple[str, ...]:
+        """The rule numbers of the forbid (or permit) clauses on an action kind."""
+        kinds = self.forbids if which == "forbid" else {
+            k: [(r, None, (), None) for r in rules] for (k, _), rules in
+            self.permit_rules.items()}
+        return tuple(dict.fromkeys(entry[0] for entry in kinds.get(kind, ())))
+
+    def forbids_reading(self, attribute: str) -> tuple[str, ...]:
+        """The rules of the forbid clauses whose condition reads an attribute (from the IR)."""
+        found = []
+        for clauses in self.forbids.values():
+            for rule, _, _, clause in clauses:
+                if _reads(clause.when, attribute) and rule not in found:
+                    found.append(rule)
+        return tuple(found)
+
     def proc(self, name: str, span: Any, rule: str) -> Proc:
         try:
             return self.procs[name]
@@ -449,6 +465,7 @@ class State:
         self.terminal = False
         self.result: Outcome | None = None
         self.last_roll: Any = None
+        self.trail: set[str] | None = None   # rules drawn on, while with_rules() keeps count
         self._log: tuple[Any, ...] | None = None   # (entry, previous) chain
         self._history: tuple[Any, ...] | None = None
         for piece_id, place_id in (positions or {}).items():
@@ -491,6 +508,33 @@ class State:
         if place is not None:
             here = self.occupants.get(place.index, ())
             self.occupants[place.index] = tuple(sorted((*here, piece), key=_piece_index))
+
+    def allowed(self, kind: str, env: dict[str, Any]) -> bool:
+        """Whether no forbid clause on ``kind`` holds (unlifted) with these variables."""
+        for _, cond, permits, _ in self.machine.forbids.get(kind, ()):
+            if cond(self, env) and not any(p(self, env) for p in permits):
+                return False
+        return True
+
+    def place_of(self, piece_id: str) -> str | None:
+        """Where a piece is (a place id), or None when it is off the board."""
+        place = self.where[self._piece(piece_id).index]
+        return place.id if place is not None else None
+
+    def attribute(self, piece_id: str, name: str) -> Any:
+        """A declared or printed attribute of a piece (``steps``, ``spent``, ``move``...)."""
+        piece = self._piece(piece_id)
+        if name in self.piece_attrs:
+            return self.piece_attrs[name][piece.index]
+        if name in piece.props:
+            return piece.props[name]
+        raise CortesRulesError(f"a piece has no attribute {name!r}")
+
+    def _piece(self, piece_id: str) -> Piece:
+        try:
+            return self.machine.world.piece[piece_id]
+        except KeyError:
+            raise NotationError(f"no piece {piece_id!r} in this rulebook") from None
 
     def next_player(self, player: Player) -> Player:
         seats = self.machine.world.seats
@@ -1049,6 +1093,18 @@ def _explain(machine: Machine, clause: ir.Forbid) -> str:
     rule = machine.program.rules.get(clause.rule)
     title = f"{rule.title}: " if rule is not None else ""
     return f"{title}forbidden when {render_expr(clause.when)}"
+
+
+def _reads(node: Any, attribute: str) -> bool:
+    """Whether an expression reads ``x.attribute`` anywhere."""
+    if isinstance(node, ir.Attr) and node.name == attribute:
+        return True
+    if isinstance(node, tuple):
+        return any(_reads(x, attribute) for x in node)
+    if hasattr(type(node), "__attrs_attrs__"):
+        return any(_reads(getattr(node, f.name), attribute)
+                   for f in type(node).__attrs_attrs__ if f.name != "span")
+    return False
 
 
 def _text(kind: Kind, values: tuple[Any, ...]) -> str:

@@ -286,8 +286,7 @@ def unit_place_and_steps(state: Any, unit_id: str) -> tuple[str | None, int]:
     The one place the golden traces read a unit's state; an engine that keeps
     its units differently only has to change this helper.
     """
-    unit = state.units[unit_id]
-    return unit.hex, unit.steps
+    return state.place_of(unit_id), state.attribute(unit_id, "steps")
 
 
 def observe(state: Any) -> tuple[int, str, str, tuple[str, ...]]:
