@@ -4,16 +4,18 @@ The public surface::
 
     load(name_or_path, *, options=(), map=None, counters=None, setups=None) -> Rulebook
     Rulebook.new_game(seed=..., setup=..., positions=..., turn_limit=...) -> GameState
-    GameState: legal_actions(), apply(action), clone(), current_player, phase,
-               is_chance_node(), chance_outcomes(), apply_chance(),
-               is_terminal(), outcome(), why_illegal(action), log
+    GameState: legal_action_ids(), legal_actions(), apply(action or id), clone(),
+               current_player, phase, is_chance_node(), chance_outcomes(),
+               apply_chance(), is_terminal(), outcome(), why_illegal(action), log,
+               observation(player), evaluate(expression)
     Action: parse(text), str(action); Rulebook.action_id / action_from_id
     errors: CortesRulesError and its subclasses
 """
 
 from .api import Outcome, Rulebook, load
 from .engine.actions import Action
-from .engine.state import CHANCE, GameState, LogEntry
+from .engine.compile import RulesRuntimeError
+from .engine.machine import CHANCE, GameState, LogEntry
 from .errors import (
                      CortesRulesError,
                      IllegalActionError,
@@ -27,6 +29,6 @@ from .errors import (
 __all__ = [
     "CHANCE", "Action", "CortesRulesError", "GameState", "IllegalActionError", "LogEntry",
     "NotationError", "Outcome", "RecordError", "Rulebook", "RulesCheckError", "RulesError",
-    "RulesSyntaxError", "load",
+    "RulesRuntimeError", "RulesSyntaxError", "load",
 ]
 __version__ = "0.1.0"

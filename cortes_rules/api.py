@@ -11,33 +11,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
-
-import attrs
+from typing import Any
 
 from .dsl import ir
 from .dsl.diagnostics import Diagnostic
 from .engine.actions import Action
-from .engine.book import Book
-from .engine.machine import Machine, State
-from .engine.state import GameState, column_index, raw_odds, result_distribution
-from .errors import CortesRulesError
+from .engine.machine import GameState, Machine, Outcome
+from .errors import CortesRulesError, NotationError
 from .loader import compile_rulebook
 
 StrPath = str | os.PathLike[str]
 
-
-@attrs.frozen
-class Outcome:
-    """How a finished game ended.
-
-    Attributes:
-        winner: the winning side, or None when the rules name none.
-        reason: why the game ended, citing rules where it can.
-    """
-
-    winner: str | None
-    reason: str
+__all__ = ["Outcome", "Rulebook", "load"]
 
 
 class Rulebook:
@@ -51,11 +36,8 @@ class Rulebook:
     def __init__(self, program: ir.Program, warnings: Iterable[Diagnostic] = ()) -> None:
         self.program = program
         self.warnings = tuple(warnings)
-        self._book = Book(program)
-        # A rulebook stated on the core (it declares procedures) runs on the
-        # core's interpreter; the Cortés slice still runs on the first engine
-        # until it is re-expressed on the core's mechanism library.
-        self._machine: Machine | None = Machine(program) if program.of(ir.Procedure) else None
+        self._machine = Machine(program)
+        self._blank: GameState | None = None
 
     @property
     def name(self) -> str:
@@ -66,29 +48,35 @@ class Rulebook:
         return self.program.game.label if self.program.game else self.name
 
     @property
-    def sides(self) -> tuple[str, ...]:
-        """The sides, in declaration order."""
-        return self._book.sides
+    def players(self) -> tuple[str, ...]:
+        """The players in turn order (parties run by the rules are not included)."""
+        return tuple(p.name for p in self._machine.world.seats)
 
     @property
-    def players(self) -> tuple[str, ...]:
-        """The players (sides) in turn order; parties run by the rules are not included."""
-        if self._machine is not None:
-            return tuple(p.name for p in self._machine.world.seats)
-        return self._book.sides
+    def sides(self) -> tuple[str, ...]:
+        """The sides: the players, under the name wargames give them."""
+        return self.players
 
     @property
     def phases(self) -> tuple[str, ...]:
         """The phase names of the turn sequence, in order."""
-        return tuple(p.name for p in self._book.phases)
+        return tuple(p.name for p in self._machine.phases)
 
     @property
-    def unit_ids(self) -> tuple[str, ...]:
-        return self._book.unit_ids
+    def piece_ids(self) -> tuple[str, ...]:
+        """Every piece (unit, counter, card, marker) in the rulebook's order."""
+        return tuple(p.id for p in self._machine.world.pieces)
+
+    unit_ids = piece_ids
 
     @property
     def hex_ids(self) -> tuple[str, ...]:
-        return self._book.hex_ids
+        return tuple(p.id for p in self._machine.world.hexes)
+
+    @property
+    def place_ids(self) -> tuple[str, ...]:
+        """Every place: hexes, areas, then off-board pools."""
+        return tuple(p.id for p in self._machine.world.places)
 
     @property
     def setups(self) -> tuple[str, ...]:
@@ -97,9 +85,7 @@ class Rulebook:
     @property
     def num_distinct_actions(self) -> int:
         """How many integer action ids exist (ids are 0 .. this - 1)."""
-        if self._machine is not None:
-            return self._machine.space.size
-        return self._book.num_distinct_actions
+        return self._machine.space.size
 
     def rule(self, number: str) -> ir.Rule:
         """A rule clause by number."""
@@ -108,44 +94,41 @@ class Rulebook:
         except KeyError:
             raise CortesRulesError(f"no rule {number} in this rulebook") from None
 
+    def parse_action(self, text: str) -> Action:
+        """An action of this rulebook from its text form (canonical, validated).
+
+        Raises:
+            NotationError: the text is not an action of this rulebook.
+        """
+        return self._machine.space.action(self._machine.space.number(text))
+
     def action_id(self, action: Action | str) -> int:
         """The stable integer id of an action."""
-        if self._machine is not None:
-            return self._machine.space.number(action)
-        return self._book.action_id(Action.parse(action) if isinstance(action, str) else action)
+        return self._machine.space.number(action)
 
     def action_from_id(self, number: int) -> Action:
-        if self._machine is not None:
-            return self._machine.space.action(number)
-        return self._book.action_from_id(number)
+        """The action with a given integer id."""
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise NotationError(f"an action id is a whole number, not {number!r}")
+        return self._machine.space.action(number)
 
-    def odds(self, attack: int, defense: int, shift: int = 0) -> tuple[str, str]:
-        """What-if odds: ``(raw odds, final column)`` for two totals and a net shift.
+    def evaluate(self, text: str, **variables: Any) -> Any:
+        """The value of an expression of the rules language, with some variables bound.
 
-        Uses the rulebook's odds clauses (8.9-8.10 in Cortés) and its clamp
-        clause (8.17); e.g. ``book.odds(26, 7) == ("3:1", "3:1")`` and
-        ``book.odds(26, 7, shift=-3) == ("3:1", "1:2")``.
+        A what-if question for the rulebook's own clauses, e.g. the odds of 26
+        against 7 factors three columns left (Cortés 8.9, 8.14, 8.17)::
+
+            book.evaluate("odds_what_if(-3)", attack=26, defense=7)   # ('3:1', '1:2')
+
+        Raises:
+            CortesRulesError: the text does not parse or cannot be evaluated.
         """
-        ratio, _ = raw_odds(self._book, attack, defense)
-        clamp = self._book.clamp
-        if clamp is None:
-            raise CortesRulesError("this rulebook has no clamp clause, so no odds columns")
-        column = self._book.tables[clamp.table].columns[column_index(self._book, ratio, shift)]
-        return f"{ratio[0]}:{ratio[1]}", f"{column[0]}:{column[1]}"
-
-    def forecast(self, attack: int, defense: int,
-                 shift: int = 0) -> dict[tuple[int, int], Fraction]:
-        """What-if results: exact chances of each ``(attacker loss, defender loss)``.
-
-        For two combat totals and a net column shift, e.g. ``book.forecast(26, 7)``
-        at 3:1 gives ``(1, 2)`` (a roll of 5) a chance of 4/36.
-        """
-        _, column = self.odds(attack, defense, shift)
-        a, d = column.split(":")
-        return result_distribution(self._book, (int(a), int(d)))
+        if self._blank is None:
+            self._blank = GameState(self._machine, seed=0)
+        return self._blank.evaluate(text, **variables)
 
     def setup_positions(self, name: str) -> dict[str, str]:
-        """Where a named set-up places each unit."""
+        """Where a named set-up places each piece."""
         try:
             setup = self.program.setups[name]
         except KeyError:
@@ -162,23 +145,18 @@ class Rulebook:
             seed: seeds the dice the engine rolls itself; the same seed and
                 actions give the same game on any machine.
             setup: a set-up declared in the rulebook, e.g. ``"demo"``.
-            positions: unit id -> hex id, added to (or instead of) the set-up.
+            positions: piece id -> place id, added to (or instead of) the set-up.
             turn_limit: end the game after this many game turns.
         """
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise CortesRulesError(f"a seed is a whole number, not {seed!r}")
+        if turn_limit is not None and (isinstance(turn_limit, bool)
+                                       or not isinstance(turn_limit, int) or turn_limit < 1):
+            raise CortesRulesError(f"a turn limit is a whole number of at least 1, "
+                                   f"not {turn_limit!r}")
         placed = dict(self.setup_positions(setup)) if setup else {}
         placed.update(positions or {})
-        if self._machine is not None:
-            return State(self._machine, seed=seed, positions=placed,  # type: ignore[return-value]
-                         turn_limit=turn_limit)
-        return GameState(self._book, seed=seed, positions=placed, turn_limit=turn_limit)
-
-
-def outcome(state: GameState) -> Outcome | None:
-    """How a game ended, or None while it goes on."""
-    if not state.is_terminal():
-        return None
-    return Outcome(None, f"the turn limit ({state.turn_limit}) was reached; the rulebook "
-                   "states no victory conditions yet, so no side is named the winner")
+        return GameState(self._machine, seed=seed, positions=placed, turn_limit=turn_limit)
 
 
 def load(name_or_path: StrPath = "cortes", *, options: Iterable[str] = (),

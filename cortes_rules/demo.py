@@ -29,8 +29,10 @@ def run_demo(*, seed: int | None = None, out: TextIO) -> int:
           f"{len(book.program.rules)} rule clauses loaded.\n")
     write("Map and counter values are a reconstruction (see docs/data-format.md).\n")
     for unit, hex_id in sorted(state.positions().items(), key=lambda p: (p[1], p[0])):
-        spec = book._book.unit(unit)
-        write(f"  {unit:<4} {spec.label} ({spec.cls}, {spec.max_steps} steps) at {hex_id}\n")
+        label = state.attribute(unit, "label")
+        kind = state.attribute(unit, "class")
+        steps = state.attribute(unit, "max_steps")
+        write(f"  {unit:<4} {label} ({kind}, {steps} steps) at {hex_id}\n")
     questions = list(record.questions)
     shown = 0
     heading = ""
@@ -76,7 +78,7 @@ def run_demo(*, seed: int | None = None, out: TextIO) -> int:
     outcome = state.outcome()
     write("\nFinal positions:\n")
     for unit, hex_id in sorted(state.positions().items(), key=lambda p: (p[1], p[0])):
-        steps = state.units[unit].steps
+        steps = state.attribute(unit, "steps")
         write(f"  {unit:<4} at {hex_id}, {steps} step{'' if steps == 1 else 's'}\n")
     if outcome is not None:
         write(f"Game over: {outcome.reason}.\n")

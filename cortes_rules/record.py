@@ -28,7 +28,7 @@ import attrs
 
 from .api import Rulebook, load
 from .engine.actions import Action
-from .engine.state import GameState
+from .engine.machine import GameState
 from .errors import CortesRulesError, IllegalActionError, NotationError, RecordError
 
 _HEADERS = ("rulebook", "setup", "seed", "turn-limit")

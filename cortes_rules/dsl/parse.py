@@ -99,6 +99,36 @@ def _expected(names: set[str] | frozenset[str]) -> tuple[str, ...]:
 _CHOICES = re.compile(r"\(([a-z|]+)\)\\b")
 
 
+@functools.lru_cache(maxsize=1)
+def _expression_parser() -> lark.Lark:
+    grammar = grammar_path().read_text(encoding="utf-8")
+    return lark.Lark(grammar, parser="lalr", propagate_positions=True,
+                     maybe_placeholders=True, start="expr")
+
+
+def parse_expression(text: str, path: str = "<expression>") -> ir.Expr:
+    """Parse one expression of the rules language (for queries from the API).
+
+    Raises:
+        RulesSyntaxError: the text is not an expression.
+    """
+    try:
+        tree = _expression_parser().parse(text)
+    except lark.UnexpectedInput as error:
+        line = getattr(error, "line", 1) or 1
+        column = getattr(error, "column", 1) or 1
+        raise RulesSyntaxError([Diagnostic(Span(path, line, column),
+                                           "this is not an expression of the rules language",
+                                           source_line=line_of(text, line))]) from None
+    try:
+        node: ir.Expr = _ToIR(path).transform(tree)
+    except lark.exceptions.VisitError as error:
+        if isinstance(error.orig_exc, RulesSyntaxError):
+            raise error.orig_exc from None
+        raise
+    return node
+
+
 def parse_text(text: str, path: str = "<string>",
                forms: tuple[ir.FormDecl, ...] = ()) -> ir.Module:
     """Parse one rules file's text into an IR module.

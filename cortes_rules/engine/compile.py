@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.world import Dice, Piece, Place, Player, Row, Table, World
 from ..dsl import ir
 from ..errors import CortesRulesError
+from . import rng
 
 if TYPE_CHECKING:
     from .machine import State
@@ -77,7 +78,27 @@ def _truth(value: Any) -> bool:
     return bool(value)
 
 
+def _weighted(value: Any) -> list[tuple[Any, Fraction]]:
+    """Outcomes with their exact probabilities: of dice, or equally likely items."""
+    if isinstance(value, Dice):
+        return dice_outcomes(value)
+    items = list(_as_iterable(value))
+    return [(x, Fraction(1, len(items))) for x in items]
+
+
+def dice_outcomes(dice: Dice) -> list[tuple[Any, Fraction]]:
+    """Every result of rolling dice (a total, or a named face) with its exact chance."""
+    if dice.faces is not None:
+        counts: dict[str, int] = {}
+        for face in dice.faces:
+            counts[face] = counts.get(face, 0) + 1
+        return [(f, Fraction(n, len(dice.faces))) for f, n in counts.items()]
+    return list(rng.dice_distribution(dice.count, dice.sides))
+
+
 def _as_iterable(value: Any) -> Iterable[Any]:
+    if isinstance(value, Dice):
+        return [x for x, _ in dice_outcomes(value)]
     if isinstance(value, (tuple, list, frozenset, set)):
         return value
     if isinstance(value, Place):
@@ -562,6 +583,18 @@ class Compiler:
         extra = tuple(self._compile(a) for a in node.args)
         name = node.func
 
+        if name == "distribution":
+            def chances(s: State, env: dict[str, Any]) -> dict[Any, Fraction]:
+                inner = dict(env)
+                found: dict[Any, Fraction] = {}
+                for x, weight in _weighted(domain(s, env)):
+                    inner[binder] = x
+                    if where is None or where(s, inner):
+                        value = element(s, inner) if element is not None else x
+                        found[value] = found.get(value, Fraction(0)) + weight
+                return dict(sorted(found.items(), key=lambda kv: _order_key(kv[0])))
+            return chances
+
         def items(s: State, env: dict[str, Any]) -> list[Any]:
             inner = dict(env)
             out = []
@@ -612,17 +645,18 @@ class Compiler:
 
 
 def _rank(value: Any) -> Any:
-    """Ordering for comparisons: a name cell (``prohibited``) is beyond every number."""
-    if isinstance(value, str):
-        return math.inf
-    return value
+    """Ordering for comparisons: a table cell that is no number (``prohibited``, or a
+    cell keyed by side that was not read by side) is beyond every number."""
+    if isinstance(value, (int, Fraction, float)):
+        return value
+    return math.inf
 
 
 def _absorb(reduce: Callable[[Any], Any], values: Iterable[Any]) -> Any:
     """``sum``/``max``/``min`` in which a name cell (``prohibited``) absorbs the numbers."""
     items = list(values)
     for item in items:
-        if isinstance(item, str):
+        if not isinstance(item, (int, Fraction, float)):
             return item
     return reduce(items)
 

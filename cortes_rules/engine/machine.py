@@ -26,7 +26,7 @@ from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError
 from . import rng
 from .actions import Action, unchecked_action
-from .compile import Compiler, Fn, RulesRuntimeError, format_value
+from .compile import Compiler, Fn, RulesRuntimeError, dice_outcomes, format_value
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
@@ -438,12 +438,17 @@ class _ProcCompiler:
 # ============================================================ the state
 
 
-def _render(parts: tuple[Any, ...], s: State, env: dict[str, Any]) -> str:
+def _render(parts: tuple[Any, ...], s: GameState, env: dict[str, Any]) -> str:
     return "".join(p if isinstance(p, str) else format_value(p(s, env)) for p in parts)
 
 
-class State:
-    """One position of a core game, with everything needed to go on from it."""
+class GameState:
+    """One position of a game, with everything needed to go on from it.
+
+    Create one with :meth:`cortes_rules.Rulebook.new_game`. The integer-id
+    methods (:meth:`legal_action_ids`, ``apply(int)``) are the fast path;
+    :class:`~cortes_rules.Action` objects for ids come from a memo.
+    """
 
     def __init__(self, machine: Machine, *, seed: int = 0,
                  positions: Mapping[str, str] | None = None,
@@ -528,7 +533,63 @@ class State:
             return self.piece_attrs[name][piece.index]
         if name in piece.props:
             return piece.props[name]
+        if name == "label":
+            return piece.label
+        if name == "class":
+            return piece.cls
+        if name == "side":
+            return piece.side.name if piece.side is not None else None
         raise CortesRulesError(f"a piece has no attribute {name!r}")
+
+    def set_attribute(self, piece_id: str, name: str, value: Any) -> None:
+        """Set a declared attribute of a piece, to set up a position (e.g. a reduced unit).
+
+        Raises:
+            CortesRulesError: no such piece, or the attribute is not declared.
+        """
+        piece = self._piece(piece_id)
+        if name not in self.piece_attrs:
+            raise CortesRulesError(f"a piece has no declared attribute {name!r}")
+        self.piece_attrs[name][piece.index] = value
+
+    def positions(self) -> dict[str, str]:
+        """Where every placed piece is: piece id -> place id, in piece order."""
+        return {p.id: place.id for p, place in zip(self.machine.world.pieces, self.where,
+                                                    strict=True) if place is not None}
+
+    def pieces_at(self, place_id: str) -> list[str]:
+        """The ids of the pieces in a place, in piece order."""
+        place = self.machine.world.place.get(place_id)
+        if place is None:
+            raise NotationError(f"no place {place_id!r} in this rulebook")
+        return [p.id for p in self.pieces_in(place)]
+
+    def evaluate(self, text: str, **variables: Any) -> Any:
+        """The value of an expression of the rules language in this position.
+
+        The expression sees the variables of the procedure running now (an
+        open battle's ``attackers`` and ``target``, say), then ``variables``
+        (numbers, or ids of pieces, places and players), then the rulebook's
+        declarations: ``state.evaluate("odds_report(cumulative)")``.
+
+        Raises:
+            CortesRulesError: the text does not parse or cannot be evaluated here.
+        """
+        from ..dsl.parse import parse_expression
+
+        node = parse_expression(text)
+        fn = self.machine.compiler.expr(node, None)
+        env = dict(self.stack[-1][2]) if self.stack and not self.terminal else {}
+        env.update({k: self._resolve(v) for k, v in variables.items()})
+        return fn(self, env)
+
+    def _resolve(self, value: Any) -> Any:
+        if isinstance(value, str):
+            world = self.machine.world
+            for table in (world.piece, world.place, world.player):
+                if value in table:
+                    return table[value]
+        return value
 
     def _piece(self, piece_id: str) -> Piece:
         try:
@@ -588,8 +649,8 @@ class State:
         return pending is not None and pending[0] in (ROLL, DRAW)
 
     # ------------------------------------------------------------ copying
-    def clone(self) -> State:
-        twin = object.__new__(State)
+    def clone(self) -> GameState:
+        twin = object.__new__(GameState)
         twin.__dict__.update(self.__dict__)
         twin.where = list(self.where)
         twin.occupants = dict(self.occupants)
@@ -600,7 +661,7 @@ class State:
         twin.stack = [[f[0], f[1], dict(f[2])] for f in self.stack]
         return twin
 
-    def _restore(self, snapshot: State) -> None:
+    def _restore(self, snapshot: GameState) -> None:
         self.__dict__.update(snapshot.__dict__)
 
     # ------------------------------------------------------------ legal actions
@@ -729,12 +790,7 @@ class State:
         dice = ins[2](self, frame[2])
         if not isinstance(dice, Dice):
             raise RulesRuntimeError(f"cannot roll {format_value(dice)}", ins[3])
-        if dice.faces is not None:
-            counts: dict[str, int] = {}
-            for face in dice.faces:
-                counts[face] = counts.get(face, 0) + 1
-            return [(f, Fraction(n, len(dice.faces))) for f, n in counts.items()]
-        return [(t, p) for t, p in rng.dice_distribution(dice.count, dice.sides)]
+        return dice_outcomes(dice)
 
     def _draw_pool(self, ins: tuple[Any, ...], frame: list[Any]) -> tuple[Piece, ...]:
         source = ins[2](self, frame[2])
