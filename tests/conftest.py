@@ -59,7 +59,7 @@ def game(book: cortes_rules.Rulebook) -> Callable[..., GameState]:
         state = book.new_game(seed=seed, setup=setup, positions=dict(positions or {}))
         for uid, n in (steps or {}).items():
             # Worn-down units for loss examples: set before any action is taken.
-            state.units[uid].steps = n
+            state.set_attribute(uid, "steps", n)
         return to_phase(state, phase)
 
     return make

@@ -1,4 +1,5 @@
-"""Hypothesis strategies for the Cortés rules tests, and the random-play driver.
+"""Hypothesis strategies for the Cortés rules tests, the random-play driver, and
+readers that look at a game only through the public API.
 
 A *script* is a list of ``(mode, pick)`` pairs drawn by hypothesis. The
 driver :func:`play` turns it into a game: at each decision it takes the
@@ -12,13 +13,14 @@ combat and to later turns. Dice rolls are left to the state's own seeded generat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 
-from cortes_rules import Action, GameState
+from cortes_rules import Action, GameState, LogEntry
 
 # ----------------------------------------------------------------- odds
 #: Attack or defence totals of a battle (a full Cortés stack totals about 40).
@@ -44,36 +46,126 @@ def scripts(min_size: int = 1, max_size: int = 60) -> st.SearchStrategy[Script]:
                     min_size=min_size, max_size=max_size)
 
 
+# ----------------------------------------------------------------- reading a state
 @dataclass(frozen=True)
-class UnitSnapshot:
-    hex: str | None
+class PieceSnapshot:
+    """A piece as the public API shows it: where it is and its declared attributes."""
+
+    place: str | None
     steps: int
     spent: int
+    moved: int
     attacked: bool
 
 
-def snapshot_units(state: GameState) -> dict[str, UnitSnapshot]:
-    return {u: UnitSnapshot(s.hex, s.steps, s.spent, s.attacked) for u, s in state.units.items()}
+def snapshot_pieces(state: GameState, pieces: Iterable[str]) -> dict[str, PieceSnapshot]:
+    return {p: PieceSnapshot(state.place_of(p), state.attribute(p, "steps"),
+                             state.attribute(p, "spent"), state.attribute(p, "moved"),
+                             state.attribute(p, "attacked"))
+            for p in pieces}
 
 
-def fingerprint(state: GameState) -> dict[str, Any]:
-    """Everything an outside observer can see of a state, for equality checks."""
+def fingerprint(state: GameState, pieces: Iterable[str]) -> dict[str, Any]:
+    """Everything an outside observer sees of a state, for equality checks.
+
+    ``pieces`` is every piece id of the rulebook (``book.piece_ids``). The
+    legal actions are left out: they are dear to list in the historical set-up,
+    and tests that need them compare them separately.
+    """
     return {
         "positions": state.positions(),
-        "units": snapshot_units(state),
+        "pieces": snapshot_pieces(state, pieces),
         "log": [str(entry) for entry in state.log],
-        "log_len": len(state.log),
+        "log_rules": [entry.rules for entry in state.log],
+        "history": [str(a) for a in state.history],
         "phase": state.phase,
         "turn": state.turn,
         "current_player": state.current_player,
         "terminal": state.is_terminal(),
-        "battle": repr(state.battle),
-        "removal": repr(state.removal),
-        "rng": state.rng_state,
-        "history": [str(a) for a in state.history],
+        "chance": state.chance_outcomes(),
     }
 
 
+#: Action kinds that are only possible while a battle is open.
+BATTLE_KINDS = frozenset({"resolve", "cancel", "join", "lose", "advance", "stop"})
+
+
+def battle_open(state: GameState) -> bool:
+    """Whether a battle is under way: its dice are due or a battle decision is."""
+    return state.is_chance_node() or any(a.kind in BATTLE_KINDS
+                                         for a in state.legal_actions())
+
+
+def kinds(state: GameState) -> set[str]:
+    """The kinds of the legal actions."""
+    return {a.kind for a in state.legal_actions()}
+
+
+_MOVE_COST = re.compile(r": cost (\d+)")
+
+
+def move_entry(entries: Iterable[LogEntry], unit: str) -> LogEntry:
+    """The log line of ``unit``'s latest move among ``entries``."""
+    found = [e for e in entries if e.text.startswith(f"{unit} moves ")]
+    assert found, f"no move of {unit} was logged"
+    return found[-1]
+
+
+def move_cost(entry: LogEntry) -> int:
+    """The cost a move's log line states."""
+    match = _MOVE_COST.search(entry.text)
+    assert match, entry.text
+    return int(match.group(1))
+
+
+def try_move(state: GameState, unit: str, to: str) -> LogEntry:
+    """Move ``unit`` to ``to`` in a clone of ``state``; the move's log line."""
+    twin = state.clone()
+    twin.apply(f"move {unit} {to}")
+    return move_entry(twin.log, unit)
+
+
+@dataclass(frozen=True)
+class Odds:
+    """The odds line the engine logs when a battle is resolved."""
+
+    attack: int
+    defense: int
+    odds: str
+    shifts: tuple[tuple[str, int], ...]
+    column: str
+    rules: tuple[str, ...]
+    text: str
+
+
+_ODDS = re.compile(r"attack (\d+), defense (\d+); odds (\d+:\d+)(?:, shifts (.*))?; "
+                   r"final column (\d+:\d+)$")
+_SHIFT = re.compile(r"([+-]\d+) \[([^\]]+)\]")
+
+
+def odds_entry(state: GameState) -> LogEntry:
+    """The latest log line that reports a battle's odds and final column."""
+    found = [e for e in state.log if "final column" in e.text]
+    assert found, "no odds line was logged"
+    return found[-1]
+
+
+def parse_odds(entry: LogEntry) -> Odds:
+    match = _ODDS.search(entry.text)
+    assert match, entry.text
+    attack, defense, odds, shift_text, column = match.groups()
+    found = tuple((rule, int(n)) for n, rule in _SHIFT.findall(shift_text or ""))
+    return Odds(int(attack), int(defense), odds, found, column, entry.rules, entry.text)
+
+
+def odds_of(state: GameState) -> Odds:
+    """The odds of the open battle, read from the line resolving it logs (in a clone)."""
+    twin = state.clone()
+    twin.apply("resolve")
+    return parse_odds(odds_entry(twin))
+
+
+# ----------------------------------------------------------------- the driver
 def choose(legal: list[Action], mode: int, pick: int, last_unit: str | None) -> Action:
     """The action a script step picks among the legal actions."""
     assert legal, "no legal action in a live state"
@@ -89,10 +181,11 @@ def choose(legal: list[Action], mode: int, pick: int, last_unit: str | None) -> 
 
 @dataclass(frozen=True)
 class Before:
-    """What a hook sees of the state before an action: its units, and a move's cost."""
+    """What a hook sees of the state before an action, and a move's cost and rules as logged."""
 
-    units: dict[str, UnitSnapshot]
-    cost: Any = None
+    pieces: dict[str, PieceSnapshot]
+    cost: int | None = None
+    rules: tuple[str, ...] = ()
 
 
 Hook = Callable[[GameState, Action, Before], None]
@@ -103,16 +196,19 @@ def play(state: GameState, script: Script, hook: Hook | None = None,
     """Play ``script`` on ``state`` (in place), yielding every action applied.
 
     ``hook(state, action, before)`` runs after each action with a
-    :class:`Before` record; ``on_legal(state, legal)`` sees every list of
-    legal actions a player chose from. Chance nodes are resolved with
-    ``apply_chance`` and do not consume script steps.
+    :class:`Before` record of the pieces on the board when play began
+    (their snapshots before the action, and a move's cost as its log line
+    states it); ``on_legal(state, legal)`` sees every list of legal actions a
+    player chose from. Chance nodes are resolved with ``apply_chance`` and do
+    not consume script steps.
     """
+    pieces = tuple(state.positions()) if hook else ()
     last_unit: str | None = None
     for mode, pick in script:
         while state.is_chance_node():
-            before = Before(snapshot_units(state))
+            before = Before(snapshot_pieces(state, pieces)) if hook else None
             action = state.apply_chance()
-            if hook:
+            if hook and before is not None:
                 hook(state, action, before)
             yield action
         if state.is_terminal():
@@ -121,13 +217,17 @@ def play(state: GameState, script: Script, hook: Hook | None = None,
         if on_legal:
             on_legal(state, legal)
         action = choose(legal, mode, pick, last_unit)
-        cost = state.move_cost(*action.args)[0] if action.kind == "move" else None
-        before = Before(snapshot_units(state), cost)
+        snapshot = snapshot_pieces(state, pieces) if hook else {}
+        logged = len(state.log)
         state.apply(action)
+        cost, rules = None, ()
         if action.kind == "move":
             last_unit = action.args[0]
+            if hook:
+                entry = move_entry(state.log[logged:], last_unit)
+                cost, rules = move_cost(entry), entry.rules
         if hook:
-            hook(state, action, before)
+            hook(state, action, Before(snapshot, cost, rules))
         yield action
 
 

@@ -21,13 +21,28 @@ from hypothesis import strategies as st
 
 import strategies as S
 from cortes_rules import Action, IllegalActionError, NotationError
-from cortes_rules.engine import hexgrid
+from cortes_rules.dsl import ir
+
+_ODDS: dict[tuple[int, int, int], tuple[str, str]] = {}
+
+
+def odds(book, attack: int, defense: int, shift: int = 0) -> tuple[str, str]:
+    """Raw odds and final column of a what-if battle, from the rulebook's own clauses."""
+    key = (attack, defense, shift)
+    if key not in _ODDS:
+        _ODDS[key] = book.evaluate(f"odds_what_if({shift})", attack=attack, defense=defense)
+    return _ODDS[key]
+
+
+def crt_columns(book) -> tuple[tuple[int, int], ...]:
+    """The odds columns of the combat results table, left to right."""
+    return book.evaluate("columns(crt)")
 
 
 def column_of(book, text: str) -> int:
     """Index of an odds column ("3:1") in the combat results table."""
     a, b = (int(x) for x in text.split(":"))
-    return book._book.tables["crt"].columns.index((a, b))
+    return crt_columns(book).index((a, b))
 
 
 def new_game(book, setup: str, seed: int):
@@ -52,7 +67,8 @@ def script_for(setup):
 
 
 def movement_phases(book) -> set[str]:
-    return {p.name for p in book._book.phases if p.activity == "movement"}
+    return {p.name for sequence in book.program.of(ir.Sequence) for p in sequence.phases
+            if p.activity == "movement"}
 
 
 # =================================================================== (a) 8.9 / 8.10
@@ -60,8 +76,8 @@ def movement_phases(book) -> set[str]:
 @settings(max_examples=n(300))
 @given(attack=S.factors, defense=S.factors, more=st.integers(0, 100), shift=S.shifts)
 def test_8_9_8_10_odds_never_decrease_as_attack_grows(book, attack, defense, more, shift):
-    low = column_of(book, book.odds(attack, defense, shift)[1])
-    high = column_of(book, book.odds(attack + more, defense, shift)[1])
+    low = column_of(book, odds(book, attack, defense, shift)[1])
+    high = column_of(book, odds(book, attack + more, defense, shift)[1])
     assert high >= low
 
 
@@ -69,8 +85,8 @@ def test_8_9_8_10_odds_never_decrease_as_attack_grows(book, attack, defense, mor
 @settings(max_examples=n(300))
 @given(attack=S.factors, defense=S.factors, more=st.integers(0, 100), shift=S.shifts)
 def test_8_9_8_10_odds_never_increase_as_defence_grows(book, attack, defense, more, shift):
-    strong = column_of(book, book.odds(attack, defense, shift)[1])
-    weak = column_of(book, book.odds(attack, defense + more, shift)[1])
+    strong = column_of(book, odds(book, attack, defense, shift)[1])
+    weak = column_of(book, odds(book, attack, defense + more, shift)[1])
     assert weak <= strong
 
 
@@ -78,7 +94,7 @@ def test_8_9_8_10_odds_never_increase_as_defence_grows(book, attack, defense, mo
 @settings(max_examples=n(300))
 @given(attack=S.factors, defense=S.factors)
 def test_8_9_8_10_raw_odds_follow_the_rounding_rules(book, attack, defense):
-    raw, _ = book.odds(attack, defense)
+    raw, _ = odds(book, attack, defense)
     if attack >= defense:
         assert raw == f"{attack // defense}:1"  # 8.9: round down
     else:
@@ -88,7 +104,7 @@ def test_8_9_8_10_raw_odds_follow_the_rounding_rules(book, attack, defense):
 # =================================================================== (b) 8.17
 def _raw_index(book, attack: int, defense: int) -> int:
     """Where the raw odds sit on the line of columns, beyond the ends too."""
-    columns = book._book.tables["crt"].columns
+    columns = crt_columns(book)
     rank = (attack // defense - 1) if attack >= defense else -(-(-defense // attack) - 1)
     first = columns[0]
     first_rank = (first[0] - 1) if first[0] >= first[1] else -(first[1] - 1)
@@ -99,34 +115,45 @@ def _raw_index(book, attack: int, defense: int) -> int:
 @settings(max_examples=n(400))
 @given(attack=S.factors, defense=S.factors, shift=S.shifts)
 def test_8_17_final_column_is_clamp_of_raw_plus_shift(book, attack, defense, shift):
-    last = len(book._book.tables["crt"].columns) - 1
+    last = len(crt_columns(book)) - 1
     expected = min(max(_raw_index(book, attack, defense) + shift, 0), last)
-    assert column_of(book, book.odds(attack, defense, shift)[1]) == expected
+    assert column_of(book, odds(book, attack, defense, shift)[1]) == expected
 
 
 @pytest.mark.rule("8.17")
 def test_8_17_clamping_first_would_differ(book):
-    last = len(book._book.tables["crt"].columns) - 1
+    columns = crt_columns(book)
+    last = len(columns) - 1
 
     def clamp_first(a, d, shift):
         return min(max(min(max(_raw_index(book, a, d), 0), last) + shift, 0), last)
 
     # 12:1 with three left is 9:1, clamped to 8:1; clamping first gives 5:1.
-    assert book.odds(12, 1, -3) == ("12:1", "8:1")
-    assert book._book.tables["crt"].columns[clamp_first(12, 1, -3)] == (5, 1)
+    assert odds(book, 12, 1, -3) == ("12:1", "8:1")
+    assert columns[clamp_first(12, 1, -3)] == (5, 1)
     # 1:5 one right is 1:4; clamping first gives 1:3.
-    assert book.odds(4, 18, 1) == ("1:5", "1:4")
-    assert book._book.tables["crt"].columns[clamp_first(4, 18, 1)] == (1, 3)
-    differing = [(a, d, s) for a in range(1, 40) for d in range(1, 40) for s in range(-4, 5)
-                 if column_of(book, book.odds(a, d, s)[1]) != clamp_first(a, d, s)]
-    assert len(differing) > 100
+    assert odds(book, 4, 18, 1) == ("1:5", "1:4")
+    assert columns[clamp_first(4, 18, 1)] == (1, 3)
+    # Over a grid of totals, the rulebook's answer is clamp-after, and often differs.
+    differing = 0
+    for a in range(1, 40, 2):
+        for d in range(1, 40, 2):
+            for s in (-4, -2, -1, 1, 3):
+                final = column_of(book, odds(book, a, d, s)[1])
+                last_first = min(max(_raw_index(book, a, d) + s, 0), last)
+                assert final == last_first, (a, d, s)
+                differing += final != clamp_first(a, d, s)
+    assert differing > 50
 
 
 # =================================================================== (c) 6.6
 def _assert_stacking_holds(book, state, when):
-    for hex_id in sorted(set(state.positions().values())):
+    # Limits hold in land hexes (6.5: none on the lake).
+    hexes = set(book.hex_ids)
+    for hex_id in sorted(set(state.positions().values()) & hexes):
         for side in book.sides:
-            broken = [c.rule for c in state.stacking_violations(hex_id, side)]
+            broken = state.evaluate("broken_limits(h, side, side_units(h, side))",
+                                    h=hex_id, side=side)
             assert not broken, f"{when}: {hex_id} breaks {broken} for {side}"
 
 
@@ -139,7 +166,8 @@ def _check_stacking_after_movement(book, setup, seed, script):
     def hook(st_, action, before):
         previous = where[0]
         where[0] = (st_.turn, st_.phase)
-        if previous[1] in moving and where[0] != previous and st_.removal is None:
+        # A movement phase is over only once its overstacks are settled (6.7).
+        if previous[1] in moving and where[0] != previous:
             _assert_stacking_holds(book, st_, f"after {previous[1]} of turn {previous[0]} "
                                               f"(history {[str(a) for a in st_.history]})")
 
@@ -169,21 +197,25 @@ def _movement_points(book, setup, seed, script, *, first_step_rule: bool):
         if action.kind != "move":
             return
         uid = action.args[0]
-        spec = book._book.units[uid]
-        was, now = before.units[uid], st_.units[uid]
+        move = st_.attribute(uid, "move")
+        was, now = before.pieces[uid].spent, st_.attribute(uid, "spent")
         key = (st_.turn, st_.phase, uid)
-        left = spec.move - was.spent
+        left = move - was
         assert isinstance(before.cost, int) and before.cost > 0
-        assert 0 <= now.spent <= spec.move, f"{uid} spent {now.spent} of {spec.move} (7.1)"
+        assert 0 <= now <= move, f"{uid} spent {now} of {move} (7.1)"
         if before.cost <= left:
-            assert now.spent == was.spent + before.cost
-        elif first_step_rule:
+            assert now == was + before.cost
+            assert "7.3" not in before.rules
+        else:
+            # Beyond what it had left: only as a minimum move, which cites 7.3.
+            assert "7.3" in before.rules and now == move, (uid, before)
+        if before.cost > left and first_step_rule:
             # Beyond what it had left: only a first step, and it spends everything (7.3).
             assert steps_taken[key] == 0, (
                 f"{uid} made a minimum move (cost {before.cost}, {left} MP left) after "
                 f"{steps_taken[key]} earlier step(s) this phase: "
                 f"{[str(a) for a in st_.history]}")
-            assert was.spent == 0 and now.spent == spec.move
+            assert was == 0 and now == move
         steps_taken[key] += 1
 
     S.run(state, script, hook)
@@ -217,7 +249,8 @@ def test_same_seed_and_choices_give_the_same_game(book, setup, seed, data):
     first, second = new_game(book, setup, seed), new_game(book, setup, seed)
     played = S.run(first, script)
     assert S.run(second, script) == played
-    assert S.fingerprint(first) == S.fingerprint(second)
+    assert S.fingerprint(first, book.piece_ids) == S.fingerprint(second, book.piece_ids)
+    assert first.legal_action_ids() == second.legal_action_ids()
     assert [e.rules for e in first.log] == [e.rules for e in second.log]
     # Replaying the recorded actions (rolls included) gives the same game too.
     third = new_game(book, setup, seed + 1)
@@ -225,6 +258,7 @@ def test_same_seed_and_choices_give_the_same_game(book, setup, seed, data):
         third.apply(action)
     assert third.positions() == first.positions()
     assert [str(e) for e in third.log] == [str(e) for e in first.log]
+    assert third.history == first.history
 
 
 # =================================================================== (f) clones, rejections
@@ -236,15 +270,19 @@ def test_clone_is_independent(book, setup, seed, data):
     script = data.draw(script_for(setup), label="script")
     cut = data.draw(st.integers(0, len(script)), label="cut")
     state = new_game(book, setup, seed)
+    pieces = book.piece_ids
     S.run(state, script[:cut])
-    frozen = S.fingerprint(state)
+    frozen = S.fingerprint(state, pieces)
+    legal = state.legal_action_ids()
     twin = state.clone()
-    assert S.fingerprint(twin) == frozen
+    assert S.fingerprint(twin, pieces) == frozen
     S.run(twin, script[cut:] + [(5, 1)] * 5)
-    assert S.fingerprint(state) == frozen  # the original did not move
-    # ... and the original, played the same way, follows the clone exactly.
+    assert S.fingerprint(state, pieces) == frozen  # the original did not move
+    assert state.legal_action_ids() == legal
+    # ... and the original, played the same way, follows the clone exactly
+    # (its dice too: the clone took a copy of the generator).
     S.run(state, script[cut:] + [(5, 1)] * 5)
-    assert S.fingerprint(state) == S.fingerprint(twin)
+    assert S.fingerprint(state, pieces) == S.fingerprint(twin, pieces)
 
 
 @pytest.mark.rule("4.2")
@@ -255,28 +293,42 @@ def test_clone_is_independent(book, setup, seed, data):
 def test_rejected_actions_leave_the_state_unchanged(book, setup, seed, data, probes):
     script = data.draw(script_for(setup), label="script")
     state = new_game(book, setup, seed)
-    fixed = [0, 1, 2, 3, book.action_id(Action("roll", ("7",)))]  # end resolve cancel stop
+    # One action of every kind, then random ids (mostly moves: they are most of the ids).
+    fixed = [book.action_id(text) for text in (
+        "end", "resolve", "cancel", "stop", "move S1 1110", "attack 1110", "join S1",
+        "lose S1", "advance S1", "remove S1", "roll 7")]
+    pieces = book.piece_ids
     checked = Counter()
 
     def probe(st_, legal):
         legal_set = set(legal)
+        ids = st_.legal_action_ids()
         for number in fixed + [p % book.num_distinct_actions for p in probes]:
             action = book.action_from_id(number)
+            if action.kind == "move" and st_.place_of(action.args[0]) is None:
+                # Known engine bug, pinned by the strict xfail
+                # test_7_1_a_unit_off_the_board_cannot_move: asking why a unit off the
+                # board cannot move raises RulesRuntimeError. Drop this skip once fixed.
+                checked["skipped off-board move"] += 1
+                continue
             reasons = st_.why_illegal(action)
             assert (not reasons) == (action in legal_set), (str(action), reasons)
             if not reasons:
                 continue
-            before = S.fingerprint(st_)
+            before = S.fingerprint(st_, pieces)
             with pytest.raises(IllegalActionError) as caught:
                 st_.apply(action)
             assert tuple(caught.value.reasons) == tuple(reasons)
-            assert S.fingerprint(st_) == before, str(action)
+            assert S.fingerprint(st_, pieces) == before, str(action)
+            with pytest.raises(IllegalActionError):
+                st_.apply(number)  # by id too
             checked["rejected"] += 1
         for text in ("move S1", "fly S1 1110", "roll x", ""):
-            before = S.fingerprint(st_)
+            before = S.fingerprint(st_, pieces)
             with pytest.raises(NotationError):
                 st_.apply(text)
-            assert S.fingerprint(st_) == before
+            assert S.fingerprint(st_, pieces) == before
+        assert st_.legal_action_ids() == ids
 
     S.run(state, script, on_legal=probe)
     assert checked["rejected"] > 0
@@ -367,15 +419,18 @@ def test_8_18_chance_node_in_a_built_battle(book):
 @settings(max_examples=n(200))
 @given(hex_index=st.integers(0, 10_000))
 def test_8_11_directions_are_symmetric_and_opposite(book, hex_index):
+    # The geometry the rules read (neighbours, direction, adjacent, distance),
+    # asked through the rules language.
     hex_id = book.hex_ids[hex_index % len(book.hex_ids)]
-    around = hexgrid.neighbours(hex_id)
-    assert 3 <= len(around) <= 6 and len(set(around)) == len(around)
-    for other in around:
-        d = hexgrid.direction(hex_id, other)
-        assert d is not None
-        assert hexgrid.direction(other, hex_id) == (d + 3) % 6
-        assert hexgrid.adjacent(other, hex_id)
-        assert hexgrid.distance(hex_id, other) == 1
-    assert not hexgrid.adjacent(hex_id, hex_id)
+    rows = book.evaluate("list((o, direction(h, o), direction(o, h), adjacent(o, h), "
+                         "distance(h, o)) for o in neighbours(h))", h=hex_id)
+    around = [str(row[0]) for row in rows]
+    assert 1 <= len(around) <= 6 and len(set(around)) == len(around)
+    for _, d, back, touching, distance in rows:
+        assert d is not None and 0 <= d <= 5
+        assert back == (d + 3) % 6
+        assert touching
+        assert distance == 1
+    assert not book.evaluate("adjacent(h, h)", h=hex_id)
     if len(around) == 6:  # interior hex: the list is in direction order
-        assert [hexgrid.direction(hex_id, o) for o in around] == list(range(6))
+        assert [row[1] for row in rows] == list(range(6))

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import strategies as S
+
 import cortes_rules
 from cortes_rules import Action, IllegalActionError
 
@@ -14,12 +16,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def rejected(state, text):
     """Apply an illegal move; return the rules it was refused under. State must not change."""
-    before = (state.positions(), len(state.log), {u: s.spent for u, s in state.units.items()})
+    pieces = list(state.positions())
+    before = S.fingerprint(state, pieces)
     with pytest.raises(IllegalActionError) as caught:
         state.apply(text)
-    assert (state.positions(), len(state.log),
-            {u: s.spent for u, s in state.units.items()}) == before
+    assert S.fingerprint(state, pieces) == before
     return caught.value.rules
+
+
+def spent(state, unit):
+    return state.attribute(unit, "spent")
 
 
 # ------------------------------------------------------------------ 7.1
@@ -28,7 +34,7 @@ def test_7_1_movement_points_run_out(game):
     state = game({"S1": "1110"})  # infantry, 4 MP, clear hexes cost 1
     for hex_id in ("1111", "1112", "1113", "1114"):
         state.apply(f"move S1 {hex_id}")
-    assert state.units["S1"].spent == 4
+    assert spent(state, "S1") == 4
     assert "7.1" in rejected(state, "move S1 1115")
     assert not any(a.kind == "move" for a in state.legal_actions())
 
@@ -38,8 +44,22 @@ def test_7_1_each_hex_entered_is_paid_for(game):
     state = game({"S9": "1110"})  # cavalry, 6 MP
     state.apply("move S9 1111")
     state.apply("move S9 1112")
-    assert state.units["S9"].spent == 2
+    assert spent(state, "S9") == 2
     assert "4 of 6 MP left" in state.log[-1].text
+
+
+@pytest.mark.rule("7.1")
+@pytest.mark.xfail(strict=True, raises=cortes_rules.RulesRuntimeError, reason=(
+    "GameState._reasons evaluates an option's parameter domains outside its try: for a "
+    "unit off the board the 'to' domain neighbours(unit.place) of hex_wargame's movement "
+    "option fails, so why_illegal('move S2 1110') and apply() raise RulesRuntimeError "
+    "(hex_wargame.rules:130: 'NoneType' object has no attribute 'neighbours') instead of "
+    "giving reasons / IllegalActionError"))
+def test_7_1_a_unit_off_the_board_cannot_move(game):
+    state = game({"S1": "1110"})  # S2 is not on the map
+    assert not any(a.kind == "move" and a.args[0] == "S2" for a in state.legal_actions())
+    assert state.why_illegal("move S2 1110")
+    rejected(state, "move S2 1110")
 
 
 @pytest.mark.rule("7.1")
@@ -77,7 +97,7 @@ def test_7_2_unused_points_are_lost_at_phase_end(game):
     assert state.phase != to
     while state.phase != "spanish_land_movement":
         state.apply("end")
-    assert state.units["S1"].spent == 0  # a new phase, a fresh allowance
+    assert spent(state, "S1") == 0  # a new phase, a fresh allowance
 
 
 # ------------------------------------------------------------------ 7.3
@@ -88,13 +108,13 @@ def test_7_3_one_mp_unit_may_enter_a_two_mp_hex_as_its_first_move(tmp_path):
     line = "counter S1 \"Jorge de Alvarado's command\" infantry steps 4 combat 7, 5, 4, 2 move "
     book = _book_with_counter_change(tmp_path, line + "4", line + "1")
     state = book.new_game(positions={"S1": "1222"})
-    cost, _ = state.move_cost("S1", "1322")
-    assert cost == 2
     state.apply("move S1 1322")
-    assert state.units["S1"].hex == "1322"
-    assert state.units["S1"].spent == 1  # all it had: 0 left
-    assert "7.3" in state.log[-1].rules
-    assert "0 of 1 MP left" in state.log[-1].text
+    assert state.place_of("S1") == "1322"
+    assert spent(state, "S1") == 1  # all it had: 0 left
+    entry = S.move_entry(state.log, "S1")
+    assert S.move_cost(entry) == 2
+    assert "7.3" in entry.rules
+    assert "0 of 1 MP left" in entry.text
     assert not any(a.kind == "move" for a in state.legal_actions())
 
 
@@ -109,7 +129,7 @@ def test_7_3_not_as_a_second_move(game):
     state = game({"S1": "1219"})  # infantry, 4 MP
     for hex_id in ("1220", "1221", "1222"):
         state.apply(f"move S1 {hex_id}")
-    assert state.units["S1"].spent == 3  # 1 MP left, 1322 costs 2
+    assert spent(state, "S1") == 3  # 1 MP left, 1322 costs 2
     assert "7.1" in rejected(state, "move S1 1322")
 
 
@@ -138,7 +158,7 @@ def test_7_3_zero_mp_unit_moves_only_one_hex(tmp_path):
     book = _book_with_counter_change(tmp_path, line + "4", line + "0")
     state = book.new_game(positions={"S1": "1110"})
     state.apply("move S1 1111")
-    assert state.units["S1"].hex == "1111" and state.units["S1"].spent == 0
+    assert state.place_of("S1") == "1111" and spent(state, "S1") == 0
     assert "7.3" in state.log[-1].rules
     assert "7.1" in rejected(state, "move S1 1112")
     assert not any(a.kind == "move" for a in state.legal_actions())
@@ -165,7 +185,7 @@ def test_7_5_no_entry_into_an_enemy_hex(game):
 def test_7_5_friendly_hexes_may_be_entered(game):
     state = game({"S1": "1110", "S2": "1111"})
     state.apply("move S1 1111")
-    assert state.units_in("1111") == ["S1", "S2"]
+    assert state.pieces_at("1111") == ["S1", "S2"]
 
 
 # ------------------------------------------------------------------ 7.7 / 7.9
@@ -180,15 +200,17 @@ def test_7_5_friendly_hexes_may_be_entered(game):
 ])
 def test_7_7_terrain_costs_follow_the_chart(game, origin, target, cost):
     state = game({"S1": origin})
-    assert state.move_cost("S1", target)[0] == cost
     state.apply(f"move S1 {target}")
-    assert state.units["S1"].spent == cost
+    entry = S.move_entry(state.log, "S1")
+    assert S.move_cost(entry) == cost
+    assert "7.7" in entry.rules and "13.1" in entry.rules
+    assert spent(state, "S1") == cost
 
 
 # ------------------------------------------------------------------ 7.10
 @pytest.mark.rule("7.10")
-def test_7_10_quagmire_is_never_entered(game):
-    assert game().book.terrain("3023") == frozenset({"quagmire"})
+def test_7_10_quagmire_is_never_entered(book, game):
+    assert book.evaluate("h.terrain", h="3023") == frozenset({"quagmire"})
     state = game({"S1": "3022"})
     assert "7.10" in rejected(state, "move S1 3023")
     state = game({"A1": "3024"}, phase="aztec_land_movement")
@@ -197,9 +219,9 @@ def test_7_10_quagmire_is_never_entered(game):
 
 # ------------------------------------------------------------------ 7.13
 @pytest.mark.rule("7.13")
-def test_7_13_cavalry_cannot_enter_chinampa_off_a_causeway(game):
+def test_7_13_cavalry_cannot_enter_chinampa_off_a_causeway(book, game):
     state = game({"S9": "3021"})
-    assert "chinampa_city" in state.book.terrain("3020")
+    assert "chinampa_city" in book.evaluate("h.terrain", h="3020")
     assert rejected(state, "move S9 3020") == ("7.13",)
     state = game({"S9": "2924"})  # causeway hex, but not a causeway hexside into 3024
     assert "7.13" in rejected(state, "move S9 3024")
@@ -209,7 +231,7 @@ def test_7_13_cavalry_cannot_enter_chinampa_off_a_causeway(game):
 def test_7_13_other_units_enter_chinampa_freely(game):
     state = game({"S1": "3021", "S29": "3019"})
     state.apply("move S1 3020")
-    assert state.units["S1"].spent == 2
+    assert spent(state, "S1") == 2
 
 
 @pytest.mark.rule("7.13")
@@ -225,34 +247,40 @@ def test_7_13_cavalry_enters_chinampa_along_a_causeway(tmp_path):
     state = book.new_game(positions={"S9": "2924"})
     assert state.why_illegal(Action("move", ("S9", "3024"))) == []
     state.apply("move S9 3024")
-    assert state.units["S9"].hex == "3024"
-    assert state.units["S9"].spent == 2  # the Spanish causeway rate (7.16)
+    assert state.place_of("S9") == "3024"
+    assert spent(state, "S9") == 2  # the Spanish causeway rate (7.16)
 
 
 # ------------------------------------------------------------------ 7.16
 @pytest.mark.rule("7.16")
 def test_7_16_causeway_rate_is_1_for_aztecs_and_2_for_spanish(game):
-    state = game({"A11": "2910", "S1": "3010"}, phase="aztec_land_movement")
-    assert state.move_cost("A11", "3011") == (1, ("7.16", "13.1"))
-    assert state.move_cost("S1", "3011") == (2, ("7.16", "13.1"))
+    state = game({"A11": "2910"}, phase="aztec_land_movement")
     state.apply("move A11 3011")
-    assert state.units["A11"].spent == 1
+    entry = S.move_entry(state.log, "A11")
+    assert (S.move_cost(entry), entry.rules) == (1, ("7.16", "13.1"))
+    assert "across a causeway hexside" in entry.text
+    assert spent(state, "A11") == 1
     state = game({"S1": "3010", "S29": "3009"})
     state.apply("move S1 3011")
-    assert state.units["S1"].spent == 2
+    entry = S.move_entry(state.log, "S1")
+    assert (S.move_cost(entry), entry.rules) == (2, ("7.16", "13.1"))
+    assert spent(state, "S1") == 2
     state.apply("move S29 3010")  # allies pay the Spanish rate too
-    assert state.units["S29"].spent == 2
+    assert spent(state, "S29") == 2
 
 
 @pytest.mark.rule("7.16")
 def test_7_16_along_a_causeway_the_terrain_entered_costs_nothing(game):
     # 2910 -> 2810 crosses a causeway hexside into the Tlatelolco temple (2 MP).
     state = game({"A11": "2910"}, phase="aztec_land_movement")
-    assert state.move_cost("A11", "2810")[0] == 1
+    entry = S.try_move(state, "A11", "2810")
+    assert (S.move_cost(entry), entry.rules) == (1, ("7.16", "13.1"))
     state = game({"S1": "2910"})
-    assert state.move_cost("S1", "2810")[0] == 2
+    entry = S.try_move(state, "S1", "2810")
+    assert (S.move_cost(entry), entry.rules) == (2, ("7.16", "13.1"))
     state = game({"S1": "2709"})  # not along a causeway: the temple's own cost
-    assert state.move_cost("S1", "2810") == (2, ("7.7", "13.1"))
+    entry = S.try_move(state, "S1", "2810")
+    assert (S.move_cost(entry), entry.rules) == (2, ("7.7", "13.1"))
 
 
 @pytest.mark.rule("7.16")
@@ -264,7 +292,7 @@ def test_7_16_causeway_hexes_are_entered_only_along_the_causeway(game):
     assert "7.16" in rejected(state, "move A11 2910")  # whatever the side
     state = game({"S1": "2810"})
     state.apply("move S1 2910")  # 2810-2910 is a causeway hexside
-    assert state.units["S1"].spent == 2
+    assert spent(state, "S1") == 2
 
 
 @pytest.mark.rule("7.16")
@@ -273,8 +301,8 @@ def test_7_16_causeway_hexes_are_left_only_along_the_causeway(game):
     state = game({"S1": "2910"})
     assert "7.16" in rejected(state, "move S1 2909")
     state.apply("move S1 2810")  # along the causeway into Tlatelolco
-    assert state.units["S1"].hex == "2810" and state.units["S1"].spent == 2
+    assert state.place_of("S1") == "2810" and spent(state, "S1") == 2
     state = game({"A11": "2924"}, phase="aztec_land_movement")
     assert "7.16" in rejected(state, "move A11 3024")
     state.apply("move A11 2925")  # 2924-2925 is a causeway hexside
-    assert state.units["A11"].spent == 1
+    assert spent(state, "A11") == 1

@@ -6,17 +6,27 @@ charts) and, where it describes play, through a real position in a GameState.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
+import strategies as S
+
 from cortes_rules import Action, IllegalActionError
-from cortes_rules.engine import hexgrid
 
 
 def _final_column_entry(state):
     """The log line that reports a battle's odds and final column."""
-    entries = [e for e in state.log if "final column" in e.text]
-    assert entries, "no odds line was logged"
-    return entries[-1]
+    return S.odds_entry(state)
+
+
+def odds(book, attack, defense, shift=0):
+    """The raw odds and final column of a what-if battle, as the rulebook's clauses give them."""
+    return book.evaluate(f"odds_what_if({shift})", attack=attack, defense=defense)
+
+
+def adjacent(book, a, b):
+    return book.evaluate("adjacent(a, b)", a=a, b=b)
 
 
 def roll_line(state):
@@ -27,19 +37,19 @@ def roll_line(state):
 # ------------------------------------------------------------------ 8.9 / 8.10
 @pytest.mark.rule("8.9")
 def test_8_9_26_against_7_is_3_to_1(book):
-    assert book.odds(26, 7) == ("3:1", "3:1")
+    assert odds(book, 26, 7) == ("3:1", "3:1")
 
 
 @pytest.mark.rule("8.10")
 def test_8_10_5_against_11_is_1_to_3(book):
-    assert book.odds(5, 11) == ("1:3", "1:3")
+    assert odds(book, 5, 11) == ("1:3", "1:3")
 
 
 # ------------------------------------------------------------------ 8.14
 @pytest.mark.rule("8.14")
 def test_8_14_3_to_1_against_chapultepec_is_1_to_2_by_odds(book):
-    assert "major_fortress" in book._book.terrain("1322")
-    assert book.odds(26, 7, shift=-3) == ("3:1", "1:2")
+    assert "major_fortress" in book.evaluate("h.terrain", h="1322")
+    assert odds(book, 26, 7, shift=-3) == ("3:1", "1:2")
 
 
 @pytest.mark.rule("8.14")
@@ -62,8 +72,10 @@ def test_8_14_3_to_1_against_chapultepec_is_1_to_2_in_battle(game, battle):
 # ------------------------------------------------------------------ 8.18
 @pytest.mark.rule("8.18")
 def test_8_18_roll_5_at_3_to_1_is_1_2_in_the_table(book):
-    crt = book._book.tables["crt"]
-    assert crt.cell(5, (3, 1)) == (1, 2)
+    assert book.evaluate("cell(crt, r, c)", r=5, c=(3, 1)) == (1, 2)
+    # No other roll gives 1/2 at 3:1, so its chance is that of rolling 5: 4 in 36.
+    forecast = book.evaluate("results_what_if(0)", attack=26, defense=7)
+    assert forecast[(1, 2)] == Fraction(1, 9)
 
 
 @pytest.mark.rule("8.18")
@@ -84,20 +96,20 @@ def test_8_18_roll_5_at_3_to_1_is_1_2_in_battle(game, battle, resolve):
     assert state.current_player == "spanish"
     assert {str(a) for a in state.legal_actions()} == {"lose S1", "lose S2", "lose S3"}
     state.apply("lose S2")
-    assert state.units["A1"].steps == 2
-    assert [state.units[u].steps for u in ("S1", "S2", "S3")] == [4, 3, 4]
-    assert state.battle is None and state.current_player == "spanish"
+    assert state.attribute("A1", "steps") == 2
+    assert [state.attribute(u, "steps") for u in ("S1", "S2", "S3")] == [4, 3, 4]
+    assert not S.battle_open(state) and state.current_player == "spanish"
 
 
 # ------------------------------------------------------------------ 7.16
 @pytest.mark.rule("7.16")
-def test_7_16_aztec_cannot_cut_from_2910_to_3010(game):
+def test_7_16_aztec_cannot_cut_from_2910_to_3010(book, game):
     state = game({"A11": "2910"}, phase="aztec_land_movement")
-    assert hexgrid.adjacent("2910", "3010")
+    assert adjacent(book, "2910", "3010")
     with pytest.raises(IllegalActionError) as caught:
         state.apply("move A11 3010")
     assert "7.16" in caught.value.rules
-    assert state.units["A11"].hex == "2910"
+    assert state.place_of("A11") == "2910"
 
 
 @pytest.mark.rule("7.16")
@@ -105,18 +117,18 @@ def test_7_16_aztec_goes_2910_3011_3010_along_the_causeway(game):
     state = game({"A11": "2910"}, phase="aztec_land_movement")
     state.apply("move A11 3011")
     state.apply("move A11 3010")
-    assert state.units["A11"].hex == "3010"
-    assert state.units["A11"].spent == 2  # Aztec causeway rate: 1 per hex
+    assert state.place_of("A11") == "3010"
+    assert state.attribute("A11", "spent") == 2  # Aztec causeway rate: 1 per hex
     moves = [e for e in state.log if e.text.startswith("A11 moves")]
     assert len(moves) == 2 and all("7.16" in e.rules for e in moves)
 
 
 # ------------------------------------------------------------------ 8.4 / 8.5
 @pytest.mark.rule("8.4")
-def test_8_4_2924_touches_3024_and_3025():
-    assert hexgrid.adjacent("2924", "3024")
-    assert hexgrid.adjacent("2924", "3025")
-    assert hexgrid.adjacent("3024", "2924") and hexgrid.adjacent("3025", "2924")
+def test_8_4_2924_touches_3024_and_3025(book):
+    assert adjacent(book, "2924", "3024")
+    assert adjacent(book, "2924", "3025")
+    assert adjacent(book, "3024", "2924") and adjacent(book, "3025", "2924")
 
 
 @pytest.mark.rule("8.5")
@@ -132,16 +144,17 @@ def test_8_4_8_5_attacker_from_2924_has_one_target_hex(game, battle, resolve):
     with pytest.raises(IllegalActionError) as caught:
         state.apply("join S2")
     assert "8.4" in caught.value.rules
-    assert not state.is_legal(Action("attack", ("3025",)))
+    assert Action("attack", ("3025",)) not in state.legal_actions()
+    assert state.why_illegal(Action("attack", ("3025",)))
     # 7 vs 3 is 2:1, chinampa (8.13) makes 1:1; a roll of 9 there is 0/0.
     resolve(state, 9)
-    assert state.battle is None
+    assert not S.battle_open(state)
     state.apply("attack 3025")
     with pytest.raises(IllegalActionError) as caught:
         state.apply("join S1")
     assert "8.5" in caught.value.rules
     state.apply("join S2")
-    assert state.battle.attackers == ["S2"]
+    assert [str(u) for u in state.evaluate("attackers")] == ["S2"]
 
 
 # ------------------------------------------------------------------ 8.21
@@ -164,8 +177,8 @@ def test_8_21_two_step_unit_is_reduced_first(game, battle, resolve):
     # Now every unit has one step: the second loss may fall on any of them.
     assert {str(a) for a in state.legal_actions()} == {"lose A1", "lose A2", "lose A3"}
     state.apply("lose A3")
-    assert state.units["A1"].steps == 1 and state.units["A2"].steps == 1
-    assert state.units["A3"].hex is None
+    assert state.attribute("A1", "steps") == 1 and state.attribute("A2", "steps") == 1
+    assert state.place_of("A3") is None
     assert state.current_player == "spanish"
 
 
