@@ -223,20 +223,19 @@ def test_6_7_aztec_overstack_is_removed_by_the_spanish(book):
 @pytest.mark.rule("6.7")
 def test_6_7_every_hex_a_group_overstacks_is_brought_within_limits(book):
     # The Texcocoan pair S29 + S30 starts in 1111 and splits: each half ends
-    # next to a European (6.2), in 1110 and in 1112.
+    # next to a European (6.2), in 1110 and in 1112. Each hex is settled as
+    # soon as the move ending there is over (6.6, 6.7; golden CHANGES.md C1).
     state = book.new_game(positions={"S3": "1110", "S4": "1112", "S29": "1111",
                                      "S30": "1111"})
     state.apply("move S29 1110")
-    state.apply("move S30 1112")
-    state.apply("end")
-    removed = []
-    for _ in range(4):
-        if state.current_player != "aztec":
-            break
-        action = state.legal_actions()[0]
-        removed.append(action.args[0])
-        state.apply(action)
-    assert len(removed) == 2  # one unit from each hex
+    state.apply("move S30 1112")           # S29's move is over: 1110 first
+    assert state.current_player == "aztec"
+    assert {str(a) for a in state.legal_actions()} == {"remove S3", "remove S29"}
+    state.apply("remove S29")
+    assert state.place_of("S30") == "1112"  # then S30's move is made
+    state.apply("end")                      # S30's move is over: 1112
+    assert state.current_player == "aztec"
+    state.apply(state.legal_actions()[0])
     assert state.phase == "spanish_land_combat"
     assert broken(state, "1110", "spanish") == []
     assert broken(state, "1112", "spanish") == []
@@ -244,14 +243,17 @@ def test_6_7_every_hex_a_group_overstacks_is_brought_within_limits(book):
 
 @pytest.mark.rule("6.7")
 def test_6_7_demo_group_split_over_two_hexes(book):
-    # From the demo set-up: the Texcocoan pair on 3009 splits, S29 next to S9 on
-    # 3010 and S30 next to S1 on 3108; both hexes break 6.2 when the move ends.
+    # From the demo set-up: S1 goes to 3108; the Texcocoan pair on 3009 then
+    # splits, S29 next to S9 on 3010 and S30 next to S1 on 3108; each hex
+    # breaks 6.2 and is settled as the move ending there is over.
     state = book.new_game(seed=0, setup="demo")
-    for text in ("move S1 3009", "move S1 3108", "move S29 3010", "move S30 3108", "end"):
+    for text in ("move S1 3009", "move S1 3108", "move S29 3010", "move S30 3108"):
         state.apply(text)
-    assert state.current_player == "aztec"
+    assert state.current_player == "aztec"     # S29's move is over: 3010
+    assert {str(a) for a in state.legal_actions()} == {"remove S9", "remove S29"}
     state.apply("remove S9")
-    assert state.phase == "spanish_land_movement"  # 3108 is still to be settled
+    assert state.current_player == "spanish" and state.place_of("S30") == "3108"
+    state.apply("end")                          # S30's move is over: 3108
     assert {str(a) for a in state.legal_actions()} == {"remove S1", "remove S30"}
     state.apply("remove S30")
     assert state.phase == "spanish_land_combat"
