@@ -15,7 +15,10 @@ before anything runs. What a name means follows the interpreter
   to a hook sees what is bound where the hook is read; a function's body
   sees its parameters and what is bound where it is called. A name is
   unknown there when it is bound at none of those places and is no
-  declaration of the rulebook;
+  declaration of the rulebook. A function no clause calls (one the API
+  evaluates, or a helper a library offers), a hook nobody reads and an
+  action kind never offered have no such places: their names are accepted
+  when something somewhere in the rulebook binds them;
 - derived attributes see their owner (``piece``, ``place`` or ``player``),
   ``hide`` clauses ``piece`` and ``viewer``.
 
@@ -175,6 +178,8 @@ class ScopeChecker:
         self.sites: dict[tuple[str, str], list[tuple[frozenset[str], Entity]]] = {}
         self.scopes: dict[tuple[str, str], frozenset[str]] = {}
         self.lenient: set[tuple[str, str]] = set()
+        self.binders: set[str] = set()
+        """Every name bound anywhere (parameters, variables, bindings, binders)."""
         self.tag_uses: list[tuple[ir.Is, str]] = []
         """Every ``x is NAME`` / ``x has NAME`` with its rule (for the map's terrain check)."""
 
@@ -185,14 +190,19 @@ class ScopeChecker:
         self.solve()
         self.resolve()
 
+    def bind(self, bound: frozenset[str], *names: str) -> frozenset[str]:
+        """``bound`` with ``names`` added (and recorded as bound somewhere)."""
+        self.binders.update(names)
+        return bound | frozenset(names)
+
     def statement(self, st: ir.Statement) -> None:
         rule = st.rule
         nothing: frozenset[str] = frozenset()
         if isinstance(st, ir.Procedure):
             context = _Context(rule)
-            self.block(st.body, frozenset(st.params), context)
+            self.block(st.body, self.bind(nothing, *st.params), context)
         elif isinstance(st, ir.FunctionDecl):
-            self.expr(st.body, frozenset(st.params), ("function", st.name), rule)
+            self.expr(st.body, self.bind(nothing, *st.params), ("function", st.name), rule)
         elif isinstance(st, ir.Contribute):
             hook = ("hook", st.hook)
             if st.hook not in self.d.hooks:
@@ -206,13 +216,13 @@ class ScopeChecker:
                 self.lenient.add(kind)
             self.expr(st.when, nothing, kind, rule)
         elif isinstance(st, ir.DeriveDecl):
-            self.expr(st.expr, frozenset({st.owner}), None, rule)
+            self.expr(st.expr, self.bind(nothing, st.owner), None, rule)
         elif isinstance(st, ir.AttributeDecl) and st.initial is not None:
-            self.expr(st.initial, frozenset({st.owner}), None, rule)
+            self.expr(st.initial, self.bind(nothing, st.owner), None, rule)
         elif isinstance(st, ir.ValueDecl):
             self.expr(st.initial, nothing, None, rule)
         elif isinstance(st, ir.HideDecl):
-            self.expr(st.when, frozenset({"piece", "viewer"}), None, rule)
+            self.expr(st.when, self.bind(nothing, "piece", "viewer"), None, rule)
 
     # -------------------------------------------------------------- procedures
     def block(self, statements: Iterable[ir.Stmt], bound: frozenset[str],
@@ -231,7 +241,7 @@ class ScopeChecker:
 
         if isinstance(st, ir.Let):
             x(st.value)
-            return bound | {st.name}
+            return self.bind(bound, st.name)
         if isinstance(st, ir.SetStmt):
             x(st.value)
             self.set_target(st.target, bound, rule)
@@ -244,7 +254,7 @@ class ScopeChecker:
                     | self.block(st.otherwise, bound, context))
         elif isinstance(st, ir.ForEach):
             x(st.domain)
-            inner = bound | {st.name}
+            inner = self.bind(bound, st.name)
             x(st.where, inner)
             return self.block(st.body, inner, attrs.evolve(context, loops=context.loops + 1))
         elif isinstance(st, ir.While):
@@ -266,13 +276,13 @@ class ScopeChecker:
             return self.options(st.options, bound, context)
         elif isinstance(st, ir.ChooseSealed):
             x(st.players)
-            return self.options(st.options, bound | {st.name}, context)
+            return self.options(st.options, self.bind(bound, st.name), context)
         elif isinstance(st, ir.Roll):
             x(st.dice)
-            return bound | {st.name}
+            return self.bind(bound, st.name)
         elif isinstance(st, ir.Draw):
             x(st.source)
-            return bound | {st.name}
+            return self.bind(bound, st.name)
         elif isinstance(st, ir.Shuffle):
             x(st.place)
         elif isinstance(st, ir.Log):
@@ -304,10 +314,10 @@ class ScopeChecker:
                             f"{len(action.params)}", rule)
             for param in option.params:
                 self.expr(param.domain, inner, None, rule)
-                inner = inner | {param.name}
+                inner = self.bind(inner, param.name)
             for name, value in option.bindings:
                 self.expr(value, inner, None, rule)
-                inner = inner | {name}
+                inner = self.bind(inner, name)
             if option.where is not None:
                 self.expr(option.where, inner, None, rule)
             self.site(("action", option.kind), inner, None)
@@ -401,7 +411,7 @@ class ScopeChecker:
         if node.binder is not None:
             assert node.domain is not None
             self.expr(node.domain, bound, entity, rule)
-            inner = bound | {node.binder}
+            inner = self.bind(bound, node.binder)
             for part in (node.element, node.where):
                 if part is not None:
                     self.expr(part, inner, entity, rule)
@@ -522,11 +532,28 @@ class ScopeChecker:
 
     def resolve(self) -> None:
         for ref in self.refs:
-            if ref.entity in self.lenient or ref.name in self.scope(ref.entity):
+            entity = ref.entity
+            if entity in self.lenient or ref.name in self.scope(entity):
                 continue
-            known = ref.bound | self.scope(ref.entity) | self.d.globals
-            self.report(ref.span, f"unknown name {ref.name!r}{where(ref.entity)}"
+            if entity is not None and entity not in self.sites:
+                if ref.name in self.binders:
+                    continue
+                self.report(ref.span, f"unknown name {ref.name!r}: not declared, and bound "
+                            f"nowhere in the rulebook ({nowhere(entity)})"
+                            f"{hint(ref.name, self.binders | self.d.globals)}", ref.rule)
+                continue
+            known = ref.bound | self.scope(entity) | self.d.globals
+            self.report(ref.span, f"unknown name {ref.name!r}{where(entity)}"
                         f"{hint(ref.name, known)}", ref.rule)
+
+
+def nowhere(entity: tuple[str, str]) -> str:
+    kind, name = entity
+    if kind == "function":
+        return f"no clause calls function {name}"
+    if kind == "hook":
+        return f"no clause reads hook {name}"
+    return f"no choice offers {name!r} actions"
 
 
 def where(entity: Entity) -> str:
