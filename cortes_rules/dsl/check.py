@@ -381,7 +381,7 @@ class Checker:
                 numbers = [statement.number, *getattr(statement, "others", ())]
                 for number in numbers:
                     if number not in data.zones:
-                        self.error(statement.span, f"lake zone {number} is not declared", where)
+                        self.error(statement.span, f"zone {number} is not declared", where)
             if isinstance(statement, (ir.AreaAdjacent, ir.AreaBorder)):
                 ends = ((statement.name, *statement.others)
                         if isinstance(statement, ir.AreaAdjacent) else (statement.a, statement.b))
