@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine.hexgrid import adjacent
+from ..errors import RulesSyntaxError
 from . import ir, render
 from .diagnostics import Diagnostic, Span, line_of
 from .forms import parse_pattern
@@ -236,8 +237,14 @@ class Checker:
     def check_forms(self) -> None:
         """Warn about a hole a form's statements never use (wording holes excepted)."""
         for form in self.program.of(ir.FormDecl):
+            try:
+                holes = parse_pattern(form).holes
+            except RulesSyntaxError as error:  # a form no library teaches: reported here
+                for d in error.diagnostics:
+                    self.error(d.span, d.message, form.rule)
+                continue
             used = set(_words(form.body))
-            for hole in parse_pattern(form).holes:
+            for hole in holes:
                 if hole.kind != "words" and hole.name not in used:
                     self.error(form.span, f"form {form.name}: the hole {{{hole.name}:"
                                f"{hole.kind}}} is not used by its statements, so what a "

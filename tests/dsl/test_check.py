@@ -554,3 +554,12 @@ def test_checking_cortes_takes_well_under_a_second() -> None:
     start = time.perf_counter()
     assert check(program) == []
     assert time.perf_counter() - start < 0.25
+
+
+@pytest.mark.rule("9.1")
+def test_a_malformed_form_pattern_is_reported_with_the_rest(tmp_path: Path) -> None:
+    text = PRELUDE + one_rule("9.1", 'form bad "{x:expr} first" { function f() = x }\n'
+                              "  forbid move when to has forest")
+    messages = [d.message for d in diagnostics_of(tmp_path, text)]
+    assert messages == ["form bad: a form's pattern must start with a word",
+                        "unknown symbol 'forest' after 'has'; did you mean 'fortress'?"]
