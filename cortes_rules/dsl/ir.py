@@ -312,28 +312,6 @@ class DiceDecl:
 
 
 @attrs.frozen
-class Define:
-    """A named value computed in one engine context (``move``, ``combat``...)."""
-
-    context: str
-    name: str
-    expr: Expr
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class Cost:
-    """The cost of an action; ``override`` clauses replace the base cost when they hold."""
-
-    action: str
-    expr: Expr
-    override: Expr | None
-    rule: str
-    span: Span
-
-
-@attrs.frozen
 class Forbid:
     action: str
     when: Expr
@@ -349,90 +327,6 @@ class Permit:
     despite: str
     when: Expr
     spend_all: bool
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class Stacking:
-    side: str
-    requires: Expr
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class Overstack:
-    """Who removes units from an overstacked hex."""
-
-    remover: str
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class OneGroup:
-    """Units move one group (parent stack) at a time."""
-
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class Odds:
-    when: Expr
-    attacker: Expr
-    defender: Expr
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class Shift:
-    """A column shift: positive to the right (attacker), negative to the left."""
-
-    columns: int
-    when: Expr
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class ShiftsCumulative:
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class Clamp:
-    table: str
-    after_shifts: bool
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class Resolve:
-    table: str
-    dice: str
-    roller: str
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class Results:
-    left: str
-    right: str
-    first: str
-    rule: str
-    span: Span
-
-
-@attrs.frozen
-class Advance:
-    minimum: int
-    when: Expr
     rule: str
     span: Span
 
@@ -837,11 +731,9 @@ class FormUse:
 
 
 Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, HexsideDecl,
-                  TableDecl, DiceDecl, Define, Cost, Forbid, Permit, Stacking, Overstack,
-                  OneGroup, Odds, Shift, ShiftsCumulative, Clamp, Resolve, Results, Advance,
-                  Sequence, PlayerDecl, PoolDecl, AttributeDecl, ValueDecl, HookDecl,
-                  Contribute, FunctionDecl, ActionDecl, HideDecl, FaceDieDecl, Procedure,
-                  FormDecl, FormUse, DeriveDecl, RequireDecl]
+                  TableDecl, DiceDecl, Forbid, Permit, Sequence, PlayerDecl, PoolDecl,
+                  AttributeDecl, ValueDecl, HookDecl, Contribute, FunctionDecl, ActionDecl,
+                  HideDecl, FaceDieDecl, Procedure, FormDecl, FormUse, DeriveDecl, RequireDecl]
 
 
 @attrs.frozen

@@ -333,15 +333,6 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         count, faces = str(c[1]).split("d")
         return ir.DiceDecl(str(c[0]), int(count), int(faces), "", self._span(meta))
 
-    def define(self, meta: Any, c: list[Any]) -> ir.Define:
-        return ir.Define(str(c[0]), str(c[1]), c[2], "", self._span(meta))
-
-    def cost(self, meta: Any, c: list[Any]) -> ir.Cost:
-        return ir.Cost(str(c[0]), c[1], c[2], "", self._span(meta))
-
-    def cost_override(self, meta: Any, c: list[Any]) -> Any:
-        return c[0]
-
     def forbid(self, meta: Any, c: list[Any]) -> ir.Forbid:
         return ir.Forbid(str(c[0]), c[1], "", self._span(meta))
 
@@ -350,40 +341,6 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
 
     def spend_all(self, meta: Any, c: list[Any]) -> bool:
         return True
-
-    def stacking(self, meta: Any, c: list[Any]) -> ir.Stacking:
-        return ir.Stacking(str(c[0]), c[1], "", self._span(meta))
-
-    def overstack(self, meta: Any, c: list[Any]) -> ir.Overstack:
-        return ir.Overstack(str(c[0]), "", self._span(meta))
-
-    def one_group(self, meta: Any, c: list[Any]) -> ir.OneGroup:
-        return ir.OneGroup("", self._span(meta))
-
-    def odds(self, meta: Any, c: list[Any]) -> ir.Odds:
-        return ir.Odds(c[0], c[1], c[2], "", self._span(meta))
-
-    def shift(self, meta: Any, c: list[Any]) -> ir.Shift:
-        amount = int(c[0])
-        return ir.Shift(amount if str(c[1]) == "right" else -amount, c[2], "", self._span(meta))
-
-    def shifts_cumulative(self, meta: Any, c: list[Any]) -> ir.ShiftsCumulative:
-        return ir.ShiftsCumulative("", self._span(meta))
-
-    def clamp(self, meta: Any, c: list[Any]) -> ir.Clamp:
-        return ir.Clamp(str(c[0]), str(c[1]) == "after", "", self._span(meta))
-
-    def resolve(self, meta: Any, c: list[Any]) -> ir.Resolve:
-        return ir.Resolve(str(c[0]), str(c[1]), str(c[2]), "", self._span(meta))
-
-    def results(self, meta: Any, c: list[Any]) -> ir.Results:
-        return ir.Results(str(c[0]), str(c[1]), c[2], "", self._span(meta))
-
-    def order(self, meta: Any, c: list[Any]) -> str:
-        return str(c[0])
-
-    def advance(self, meta: Any, c: list[Any]) -> ir.Advance:
-        return ir.Advance(int(c[0]), c[1], "", self._span(meta))
 
     def sequence(self, meta: Any, c: list[Any]) -> ir.Sequence:
         return ir.Sequence(str(c[0]), tuple(c[1:]), "", self._span(meta))

@@ -18,10 +18,22 @@ def _render(node: ir.Expr) -> tuple[str, int]:
         return str(node.value), 9
     if isinstance(node, ir.BoolLit):
         return ("true" if node.value else "false"), 9
+    if isinstance(node, ir.NoneLit):
+        return "none", 9
+    if isinstance(node, ir.StrLit):
+        return f'"{node.value}"', 9
     if isinstance(node, ir.Name):
         return node.id, 9
     if isinstance(node, ir.SetLit):
         return "{" + ", ".join(expr(i) for i in node.items) + "}", 9
+    if isinstance(node, ir.ListLit):
+        return "[" + ", ".join(expr(i) for i in node.items) + "]", 9
+    if isinstance(node, ir.TupleLit):
+        items = [expr(i) for i in node.items]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")", 9
+    if isinstance(node, ir.Cond):
+        return (f"if {expr(node.test)} then {expr(node.then)} "
+                f"else {expr(node.otherwise)}"), 0
     if isinstance(node, ir.Attr):
         return f"{expr(node.obj, 8)}.{node.name}", 8
     if isinstance(node, ir.Index):
@@ -76,17 +88,28 @@ def cell(node: ir.Cell) -> str:
     return "{" + ", ".join(f"{k}: {cell(v)}" for k, v in node.entries) + "}"
 
 
+def _type(node: ir.TypeRef) -> str:
+    return node.name + (f" of {node.of}" if node.of else "")
+
+
+def _label(label: str | None) -> str:
+    return f' "{label}"' if label is not None else ""
+
+
 def statement(node: ir.Statement) -> str:
-    """One statement as rules-language text (tables and sequences abbreviated)."""
+    """One declaration as rules-language text (tables, sequences and procedures abbreviated)."""
     if isinstance(node, ir.SideDecl):
         return f'side {node.name} "{node.label}"'
+    if isinstance(node, ir.PlayerDecl):
+        return f'{"party" if node.party else "player"} {node.name} "{node.label}"'
     if isinstance(node, ir.FlagDecl):
         return f'flag {node.name} "{node.label}"'
     if isinstance(node, ir.PropertyDecl):
         return f'property {node.name} "{node.label}" values {", ".join(node.values)}'
     if isinstance(node, ir.ClassDecl):
+        side = f" side {node.side}" if node.side not in (None, "None") else ""
         traits = f" traits {', '.join(node.traits)}" if node.traits else ""
-        return f'class {node.name} "{node.label}" side {node.side}{traits}'
+        return f'class {node.name} "{node.label}"{side}{traits}'
     if isinstance(node, ir.TerrainDecl):
         return f'terrain {node.name} "{node.label}" {node.kind}'
     if isinstance(node, ir.HexsideDecl):
@@ -96,38 +119,40 @@ def statement(node: ir.Statement) -> str:
         return f'table {node.name} "{node.label}" ({size})'
     if isinstance(node, ir.DiceDecl):
         return f"dice {node.name} = {node.count}d{node.faces}"
-    if isinstance(node, ir.Define):
-        return f"define {node.context} {node.name} = {expr(node.expr)}"
-    if isinstance(node, ir.Cost):
-        tail = f" instead when {expr(node.override)}" if node.override is not None else ""
-        return f"cost {node.action} = {expr(node.expr)}{tail}"
+    if isinstance(node, ir.FaceDieDecl):
+        return f"die {node.name} faces {', '.join(node.faces)}"
     if isinstance(node, ir.Forbid):
         return f"forbid {node.action} when {expr(node.when)}"
     if isinstance(node, ir.Permit):
         tail = " then spend all" if node.spend_all else ""
         return f"permit {node.action} despite {node.despite} when {expr(node.when)}{tail}"
-    if isinstance(node, ir.Stacking):
-        return f"stacking for {node.side} requires {expr(node.requires)}"
-    if isinstance(node, ir.Overstack):
-        return f"overstack removed by {node.remover}"
-    if isinstance(node, ir.OneGroup):
-        return "move one group at a time"
-    if isinstance(node, ir.Odds):
-        return f"odds when {expr(node.when)}: {expr(node.attacker)} to {expr(node.defender)}"
-    if isinstance(node, ir.Shift):
-        way = "right" if node.columns > 0 else "left"
-        return f"shift {abs(node.columns)} {way} when {expr(node.when)}"
-    if isinstance(node, ir.ShiftsCumulative):
-        return "shifts are cumulative"
-    if isinstance(node, ir.Clamp):
-        return f"clamp odds to {node.table} {'after' if node.after_shifts else 'before'} shifts"
-    if isinstance(node, ir.Resolve):
-        return f"resolve on {node.table} with {node.dice} rolled by {node.roller}"
-    if isinstance(node, ir.Results):
-        return (f"results read {node.left} / {node.right} in steps allocated by owner "
-                f"{node.first} first")
-    if isinstance(node, ir.Advance):
-        return f"advance into target at least {node.minimum} when {expr(node.when)}"
+    if isinstance(node, ir.PoolDecl):
+        tail = (" per player" if node.per_player else "") + (" ordered" if node.ordered else "")
+        return f'pool {node.name} "{node.label}"{tail}'
+    if isinstance(node, ir.AttributeDecl):
+        start = f" = {expr(node.initial)}" if node.initial is not None else ""
+        return f"attribute {node.owner} {node.name}: {_type(node.type)}{start}{_label(node.label)}"
+    if isinstance(node, ir.DeriveDecl):
+        return f"derive {node.owner} {node.name} = {expr(node.expr)}"
+    if isinstance(node, ir.ValueDecl):
+        return (f"value {node.name}: {_type(node.type)} = {expr(node.initial)}"
+                f"{_label(node.label)}")
+    if isinstance(node, ir.HookDecl):
+        return f'hook {node.name}: {_type(node.type)} "{node.label}"'
+    if isinstance(node, ir.Contribute):
+        when = f" when {expr(node.when)}" if node.when is not None else ""
+        return f"contribute {node.hook} = {expr(node.value)}{when}"
+    if isinstance(node, ir.FunctionDecl):
+        return f"function {node.name}({', '.join(node.params)}) = {expr(node.body)}"
+    if isinstance(node, ir.ActionDecl):
+        params = ", ".join(f"{p.name}: {p.type}" for p in node.params)
+        return f'action {node.name}{f"({params})" if params else ""} "{node.label}"'
+    if isinstance(node, ir.HideDecl):
+        return f"hide piece when {expr(node.when)}"
     if isinstance(node, ir.Sequence):
         return f"sequence {node.name} ({len(node.phases)} phases)"
+    if isinstance(node, ir.Procedure):
+        return f"procedure {node.name}({', '.join(node.params)}) ({len(node.body)} statements)"
+    if isinstance(node, ir.FormDecl):
+        return f'form {node.name} "{node.pattern}" ({len(node.body)} statements)'
     raise TypeError(f"not a statement: {node!r}")
