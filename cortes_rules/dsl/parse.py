@@ -291,8 +291,8 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.PropertyDecl(str(c[0]), _string(c[1]), c[2], "", self._span(meta))
 
     def class_decl(self, meta: Any, c: list[Any]) -> ir.ClassDecl:
-        return ir.ClassDecl(str(c[0]), _string(c[1]), str(c[2]), c[3] or (), "",
-                            self._span(meta))
+        side = str(c[2]) if c[2] is not None else None
+        return ir.ClassDecl(str(c[0]), _string(c[1]), side, c[3] or (), "", self._span(meta))
 
     def terrain_decl(self, meta: Any, c: list[Any]) -> ir.TerrainDecl:
         return ir.TerrainDecl(str(c[0]), _string(c[1]), str(c[2]), "", self._span(meta))

@@ -134,6 +134,8 @@ def statement(node: ir.Statement) -> str:
         return f"attribute {node.owner} {node.name}: {_type(node.type)}{start}{_label(node.label)}"
     if isinstance(node, ir.DeriveDecl):
         return f"derive {node.owner} {node.name} = {expr(node.expr)}"
+    if isinstance(node, ir.RequireDecl):
+        return f'require {expr(node.test)} "{node.message}"'
     if isinstance(node, ir.ValueDecl):
         return (f"value {node.name}: {_type(node.type)} = {expr(node.initial)}"
                 f"{_label(node.label)}")
