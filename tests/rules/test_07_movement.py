@@ -81,11 +81,15 @@ def test_7_2_first_stack_cannot_move_after_another_moved(game):
 
 @pytest.mark.rule("7.2")
 def test_7_2_units_of_one_stack_may_split_and_move_in_turn(game):
+    # 7.2 with 7.6: S1 splits off and moves; once S2, left behind, moves on its
+    # own, S1's move is over (golden CHANGES.md C1). The first engine let S1
+    # go on, and this test used to assert that.
     state = game({"S1": "1110", "S2": "1110"})
     state.apply("move S1 1111")
-    state.apply("move S2 1109")
-    state.apply("move S1 1112")  # same group (began the phase together): allowed
-    assert state.positions() == {"S1": "1112", "S2": "1109"}
+    state.apply("move S2 1109")  # the unit left behind resumes: allowed
+    assert [rule for rule, _ in state.why_illegal("move S1 1112")] == ["7.2"]
+    state.apply("move S2 1108")  # and goes on
+    assert state.positions() == {"S1": "1111", "S2": "1108"}
 
 
 @pytest.mark.rule("7.2")
