@@ -1,5 +1,8 @@
 """Bad input to the front end, refused clearly: never a crash, a hang or a wrong answer.
 
+- files among the rules that are not rules files (not UTF-8, a folder, a
+  symlink loop, a FIFO, a device, too long a name, too large), through the
+  API and the CLI;
 - characters that ``str.splitlines`` takes for line ends but the parser
   does not (the diagnostics must quote the right line).
 
@@ -17,10 +20,10 @@ from pathlib import Path
 import pytest
 
 import cortes_rules
-from cortes_rules import RulesSyntaxError
+from cortes_rules import CortesRulesError, RulesSyntaxError
 from cortes_rules.dsl.diagnostics import Diagnostic, line_of, source_lines
 from cortes_rules.dsl.parse import parse_text
-from cortes_rules.loader import check_path
+from cortes_rules.loader import MAX_RULES_FILE_BYTES, check_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "rulebook" / "cortes"
@@ -57,6 +60,128 @@ def one_rule(number: str, statement: str) -> str:
 def only(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> Diagnostic:
     assert len(diagnostics) == 1, "\n".join(d.render() for d in diagnostics)
     return diagnostics[0]
+
+
+# ================================================================== files among the rules
+
+
+def not_utf8(tmp_path: Path) -> tuple[Path, str]:
+    path = tmp_path / "latin1.rules"
+    path.write_bytes('rule 2.5 "Nationality" {\n  summary "Nationalité"\n}\n'.encode("latin-1"))
+    return path, "latin1.rules:2:22: not UTF-8 text (byte 0xe9)"
+
+
+def folder_named_rules(tmp_path: Path) -> tuple[Path, str]:
+    folder = book_copy(tmp_path)
+    (folder / "x.rules").mkdir()
+    return folder, "x.rules: a folder, so it cannot be read as a rules file"
+
+
+def symlink_loop(tmp_path: Path) -> tuple[Path, str]:
+    folder = book_copy(tmp_path)
+    os.symlink("y.rules", folder / "y.rules")
+    return folder, "y.rules: cannot read this rules file: too many levels of symbolic links"
+
+
+def fifo_in_folder(tmp_path: Path) -> tuple[Path, str]:
+    folder = book_copy(tmp_path)
+    os.mkfifo(folder / "z.rules")
+    return folder, "z.rules: a FIFO (named pipe), so it cannot be read as a rules file"
+
+
+def fifo_given(tmp_path: Path) -> tuple[Path, str]:
+    os.mkfifo(tmp_path / "z.rules")
+    return tmp_path / "z.rules", "z.rules: a FIFO (named pipe)"
+
+
+def dev_zero(tmp_path: Path) -> tuple[Path, str]:
+    folder = book_copy(tmp_path)
+    os.symlink("/dev/zero", folder / "zero.rules")
+    return folder, "zero.rules: a character device, so it cannot be read as a rules file"
+
+
+def name_too_long(tmp_path: Path) -> tuple[Path, str]:
+    return tmp_path / ("a" * 300 + ".rules"), "a" * 30 + ".rules: file name too long"
+
+
+def too_large(tmp_path: Path) -> tuple[Path, str]:
+    path = tmp_path / "huge.rules"
+    path.write_bytes(b"#" * (MAX_RULES_FILE_BYTES + 1))
+    return path, f"huge.rules: a rules file may hold at most {MAX_RULES_FILE_BYTES} bytes"
+
+
+BAD_FILES = [
+    pytest.param(not_utf8, id="not-utf8"),
+    pytest.param(folder_named_rules, id="folder-named-x.rules"),
+    pytest.param(symlink_loop, id="symlink-loop-named-y.rules"),
+    pytest.param(fifo_in_folder, id="fifo-named-z.rules-in-a-rulebook",
+                 marks=pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")),
+    pytest.param(fifo_given, id="fifo-named-z.rules-given",
+                 marks=pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")),
+    pytest.param(dev_zero, id="symlink-to-dev-zero",
+                 marks=pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")),
+    pytest.param(name_too_long, id="name-too-long"),
+    pytest.param(too_large, id="larger-than-the-cap"),
+]
+
+
+@pytest.mark.rule("1.0")
+@pytest.mark.parametrize("make", BAD_FILES)
+def test_a_bad_file_is_refused_by_load_with_a_one_line_error_naming_it(tmp_path: Path,
+                                                                         make) -> None:
+    target, wanted = make(tmp_path)
+    with pytest.raises(CortesRulesError) as caught:
+        cortes_rules.load(target)
+    message = str(caught.value)
+    assert wanted in message
+    assert "\n" not in message
+
+
+@pytest.mark.rule("1.0")
+@pytest.mark.parametrize("make", BAD_FILES)
+def test_a_bad_file_is_refused_by_the_cli_with_one_line_and_no_traceback(tmp_path: Path,
+                                                                          make) -> None:
+    target, wanted = make(tmp_path)
+    result = cli("check", str(target))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("cortes-rules: ")
+    assert wanted in result.stderr
+
+
+@pytest.mark.rule("1.0")
+def test_the_bad_utf8_error_gives_line_and_column(tmp_path: Path) -> None:
+    path, _ = not_utf8(tmp_path)
+    with pytest.raises(CortesRulesError, match=r"latin1\.rules:2:22: not UTF-8"):
+        cortes_rules.load(path)  # column 22 of '  summary "Nationalité"' is the 'é'
+
+
+@pytest.mark.rule("1.0")
+def test_a_map_replacement_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs")
+    os.mkfifo(tmp_path / "map.rules")
+    with pytest.raises(CortesRulesError, match=r"map\.rules: a FIFO"):
+        cortes_rules.load("cortes", map=tmp_path / "map.rules")
+
+
+@pytest.mark.rule("1.0")
+@pytest.mark.parametrize("name", ["nowhere", "bad\x00name", 42])
+def test_a_bad_rulebook_name_is_refused(name: object) -> None:
+    with pytest.raises(CortesRulesError) as caught:
+        cortes_rules.load(name)  # type: ignore[arg-type]
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.rule("1.0")
+def test_a_file_of_exactly_the_cap_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "big.rules"
+    text = MINIMAL.read_text(encoding="utf-8")
+    path.write_text(text + "#" * (MAX_RULES_FILE_BYTES - len(text.encode())), encoding="utf-8")
+    assert path.stat().st_size == MAX_RULES_FILE_BYTES
+    assert check_path(path) == []
 
 
 # ================================================================== line ends
