@@ -36,6 +36,8 @@ from .contexts import (
 from .diagnostics import Diagnostic, Span, line_of
 
 NUMERIC = {"int", "num", "any"}
+# The most steps a counter may have (Cortés counters have at most 4).
+MAX_STEPS = 100
 
 
 class Checker:
@@ -652,6 +654,9 @@ class Checker:
                              where)
             if counter.steps is None:
                 self.error(counter.span, f"counter {counter.id} gives no steps", where)
+            elif counter.steps > MAX_STEPS:
+                self.error(counter.span, f"counter {counter.id} has {counter.steps} steps; a "
+                           f"counter has at most {MAX_STEPS}", where)
             elif counter.combat and len(counter.combat) != counter.steps:
                 self.error(counter.span, f"counter {counter.id} has {counter.steps} steps but "
                            f"{len(counter.combat)} combat factors (one per step)", where)

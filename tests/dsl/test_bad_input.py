@@ -3,6 +3,7 @@
 - files among the rules that are not rules files (not UTF-8, a folder, a
   symlink loop, a FIFO, a device, too long a name, too large), through the
   API and the CLI;
+- numbers too long to convert, and values out of their range;
 - characters that ``str.splitlines`` takes for line ends but the parser
   does not (the diagnostics must quote the right line).
 
@@ -20,9 +21,9 @@ from pathlib import Path
 import pytest
 
 import cortes_rules
-from cortes_rules import CortesRulesError, RulesSyntaxError
+from cortes_rules import CortesRulesError, RulesCheckError, RulesSyntaxError
 from cortes_rules.dsl.diagnostics import Diagnostic, line_of, source_lines
-from cortes_rules.dsl.parse import parse_text
+from cortes_rules.dsl.parse import MAX_NUMBER_DIGITS, parse_text
 from cortes_rules.loader import MAX_RULES_FILE_BYTES, check_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,6 +183,81 @@ def test_a_file_of_exactly_the_cap_is_read(tmp_path: Path) -> None:
     path.write_text(text + "#" * (MAX_RULES_FILE_BYTES - len(text.encode())), encoding="utf-8")
     assert path.stat().st_size == MAX_RULES_FILE_BYTES
     assert check_path(path) == []
+
+
+# ================================================================== numbers
+
+HUGE = "9" * 4301  # one digit past Python's int-string conversion limit
+
+NUMBER_SNIPPETS = [
+    pytest.param("7.10", f"forbid move when to.units == {HUGE}", "forbid move when to.units == ",
+                 id="integer-literal"),
+    pytest.param("8.18", f"dice two_dice = 2d{HUGE}", "dice two_dice = ", id="dice"),
+    pytest.param("8.14", f"shift {HUGE} left when target has major_fortress", "shift ",
+                 id="shift"),
+    pytest.param("8.23", f"advance into target at least {HUGE} when true",
+                 "advance into target at least ", id="advance"),
+    pytest.param("13.2", f'table crt "CRT" {{ columns 1:1 row 2 1/{HUGE} }}',
+                 'table crt "CRT" { columns 1:1 row 2 ', id="table-result"),
+    pytest.param("13.2", f'table crt "CRT" {{ columns {HUGE}:1 row 2 1/1 }}',
+                 'table crt "CRT" { columns ', id="table-odds"),
+    pytest.param("13.1", f'table t "T" {{ columns move row clear -{HUGE} }}',
+                 'table t "T" { columns move row clear ', id="signed-table-cell"),
+]
+
+
+@pytest.mark.parametrize("rule, statement, before", [
+    pytest.param(*p.values, marks=pytest.mark.rule(p.values[0]), id=p.id)
+    for p in NUMBER_SNIPPETS])
+def test_a_number_of_4301_digits_is_a_diagnostic_with_a_caret(rule: str, statement: str,
+                                                                before: str) -> None:
+    with pytest.raises(RulesSyntaxError) as caught:
+        parse_text(one_rule(rule, statement), "numbers.rules")
+    diagnostic = only(caught.value.diagnostics)
+    assert f"number too long: 4301 digits (at most {MAX_NUMBER_DIGITS})" in diagnostic.message
+    assert (diagnostic.span.line, diagnostic.span.column) == (3, 3 + len(before))
+    assert diagnostic.rule == rule
+    assert diagnostic.source_line == "  " + statement
+    rendered = diagnostic.render().split("\n")
+    assert rendered[0].startswith("numbers.rules:3:")
+    assert rendered[2].strip().startswith("^")
+
+
+@pytest.mark.rule("8.20")
+def test_a_counter_with_4301_digit_steps_is_a_diagnostic() -> None:
+    text = f'counters mix "Mix" {{\n  counter S1 "One" infantry steps {HUGE}\n}}\n'
+    with pytest.raises(RulesSyntaxError) as caught:
+        parse_text(text, "counters.rules")
+    diagnostic = only(caught.value.diagnostics)
+    assert (diagnostic.span.line, diagnostic.rule) == (2, "counters mix")
+    assert "number too long" in diagnostic.message
+
+
+@pytest.mark.rule("8.9")
+def test_a_rule_number_of_4301_digits_is_a_diagnostic() -> None:
+    with pytest.raises(RulesSyntaxError) as caught:
+        parse_text(one_rule(f"8.{HUGE}", "cost move = 1"), "numbers.rules")
+    assert "rule number too long" in only(caught.value.diagnostics).message
+
+
+@pytest.mark.rule("8.18")
+def test_the_cli_reports_a_4301_digit_number_without_traceback(tmp_path: Path) -> None:
+    folder = book_copy(tmp_path, {"08-combat.rules": ("2d6", f"2d{HUGE}")})
+    result = cli("check", str(folder))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "08-combat.rules:78:" in result.stderr and "number too long" in result.stderr
+
+
+@pytest.mark.rule("8.20")
+def test_a_counter_with_absurd_steps_is_refused(tmp_path: Path) -> None:
+    folder = book_copy(tmp_path, {"counters.rules": (
+        'counter S1 "Jorge de Alvarado\'s command" infantry steps 4 combat 7, 5, 4, 2',
+        'counter S1 "Jorge de Alvarado\'s command" infantry steps 999999999999')})
+    with pytest.raises(RulesCheckError) as caught:
+        cortes_rules.load(folder)
+    diagnostic = only(caught.value.diagnostics)
+    assert "counter S1 has 999999999999 steps; a counter has at most 100" in diagnostic.message
 
 
 # ================================================================== line ends
