@@ -192,12 +192,14 @@ def demo_positions(cortes: cortes_rules.Rulebook) -> list[GameState]:
     found = []
     # movement, mid-movement, joining a battle, its roll, its losses, the
     # advance after it, the Aztec player joining a battle
-    for cut, stage in ((0, None), (2, None), (7, "join"), (9, "roll"), (10, "lose"),
-                       (12, "advance"), (26, "join")):
+    for cut, kinds in ((0, "end move"), (2, "end move"), (7, "cancel join resolve"),
+                       (9, "roll"), (10, "lose"), (12, "advance stop"),
+                       (26, "cancel join")):
         header = ["rulebook cortes", "setup demo", "seed 8", "turn-limit 1"]
         moves = [str(a) for _, a in record.actions[:cut]]
         state = replay(parse_record("\n".join(header + moves), "demo.record"), cortes)
-        assert (state.battle.stage if state.battle else None) == stage
+        offered = state.legal_actions() or [a for a, _ in state.chance_outcomes()]
+        assert " ".join(sorted({a.kind for a in offered})) == kinds, (cut, offered)
         found.append(state)
     return found
 
