@@ -29,8 +29,8 @@ def _check(args: argparse.Namespace) -> int:
             print(f"{target}: {count} error{'s' if count != 1 else ''}", file=sys.stderr)
             status = 1
             continue
-        except CortesRulesError as error:
-            print(f"{target}: {error}", file=sys.stderr)
+        except CortesRulesError as error:  # the message names the file
+            print(f"cortes-rules: {error}", file=sys.stderr)
             status = 1
             continue
         for diagnostic in warnings:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,6 +26,11 @@ from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxEr
 
 StrPath = str | os.PathLike[str]
 
+# The largest rules file read, in bytes: far above any real rulebook file (the
+# shipped ones are under 16 KiB), low enough that a wrong path given by
+# mistake (a log, a device) is refused before it is read.
+MAX_RULES_FILE_BYTES = 4 * 1024 * 1024
+
 
 def shipped_rulebooks() -> list[str]:
     """Names of the rulebooks installed with the package."""
@@ -38,36 +44,131 @@ def resolve(name_or_path: StrPath) -> Path:
     A bare name (no path separator) that names a shipped rulebook wins over
     a folder of that name in the working directory: write ``./cortes`` for
     the folder.
+
+    Raises:
+        CortesRulesError: neither a shipped rulebook nor a path that exists.
     """
-    text = os.fspath(name_or_path)
+    try:
+        text = os.fspath(name_or_path)
+    except TypeError:
+        raise CortesRulesError(f"a rulebook is named by a string or a path, not "
+                               f"{name_or_path!r}") from None
+    if not isinstance(text, str):
+        raise CortesRulesError(f"a rulebook is named by a string or a path, not {text!r}")
     if isinstance(name_or_path, str) and "/" not in text and "\\" not in text:
         candidate = data_dir("rulebook") / text
-        if candidate.is_dir() and any(candidate.glob("*.rules")):
+        if _is_folder(candidate) and any(candidate.glob("*.rules")):
             return candidate
-    path = Path(name_or_path)
-    if path.exists():
+    path = Path(text)
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as error:
+        raise CortesRulesError(f"{_shown(path)}: {_reason(error)}") from None
+    else:
         return path
     known = ", ".join(shipped_rulebooks())
-    raise CortesRulesError(f"no rulebook {text!r}: not a path, and not one of "
+    raise CortesRulesError(f"no rulebook '{_shown(text)}': not a path, and not one of "
                            f"the shipped rulebooks ({known})")
 
 
 def rule_files(path: Path) -> list[Path]:
-    """The rules files of a rulebook folder (or the single file given)."""
-    if path.is_file():
-        return [path]
+    """The rules files of a rulebook folder (or the single file given).
+
+    Raises:
+        CortesRulesError: the path cannot be read, or a folder holds no rules files.
+    """
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError) as error:
+        raise CortesRulesError(f"{_shown(path)}: {_reason(error)}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        return [path]  # read_rules_file refuses anything but a regular file
     files = sorted(path.glob("*.rules"))
     if not files:
-        raise CortesRulesError(f"{path}: no *.rules files in this folder")
+        raise CortesRulesError(f"{_shown(path)}: no *.rules files in this folder")
     return files
+
+
+def read_rules_file(path: Path) -> str:
+    """The text of one rules file, read safely.
+
+    Only a regular file is read (not a folder, a FIFO or a device), at most
+    :data:`MAX_RULES_FILE_BYTES` of it, and it must be UTF-8.
+
+    Raises:
+        CortesRulesError: the file cannot be read, is not a regular file, is
+            too large, or is not UTF-8 text; the message names the file.
+    """
+    shown = display_path(path)
+    try:
+        info = os.stat(path)
+        _require_regular(shown, info)
+        # O_NONBLOCK: should the file be swapped for a FIFO after the check,
+        # opening it still cannot block.
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        descriptor = os.open(path, flags)
+        with open(descriptor, "rb") as stream:
+            _require_regular(shown, os.fstat(stream.fileno()))
+            data = stream.read(MAX_RULES_FILE_BYTES + 1)
+    except (OSError, ValueError) as error:
+        raise CortesRulesError(f"{shown}: cannot read this rules file: {_reason(error)}") from None
+    if len(data) > MAX_RULES_FILE_BYTES:
+        raise CortesRulesError(f"{shown}: a rules file may hold at most "
+                               f"{MAX_RULES_FILE_BYTES} bytes; this one is larger")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[:error.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+        raise CortesRulesError(f"{shown}:{line}:{column}: not UTF-8 text (byte "
+                               f"0x{data[error.start]:02x}); save the file as UTF-8") from None
+
+
+def _require_regular(shown: str, info: os.stat_result) -> None:
+    if stat.S_ISREG(info.st_mode):
+        return
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISSOCK, "a socket"))
+    what = next((name for test, name in kinds if test(info.st_mode)), "not a regular file")
+    raise CortesRulesError(f"{shown}: {what}, so it cannot be read as a rules file")
+
+
+def _is_folder(path: Path) -> bool:
+    """Whether a path is a folder (False when it cannot be looked at)."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _reason(error: Exception) -> str:
+    """An OS error's reason without repeating the (possibly very long) file name."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror[0].lower() + error.strerror[1:]
+    return str(error)
+
+
+def _printable(path: StrPath) -> str:
+    """A path with unprintable characters (a newline, an undecodable byte) escaped."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in os.fspath(path))
+
+
+def _shown(path: StrPath) -> str:
+    """A path for a one-line message: printable, and shortened in the middle when very long."""
+    text = _printable(path)
+    return text if len(text) <= 120 else f"{text[:60]}...{text[-40:]}"
 
 
 def display_path(path: Path) -> str:
     """A path as diagnostics show it: relative to the working folder when inside it."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+        return _printable(path.resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, RuntimeError, ValueError):  # outside, a symlink loop, a bad name
+        return _printable(path)
 
 
 _USE = re.compile(r"^[ \t]*use[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:#.*)?$", re.MULTILINE)
@@ -91,7 +192,7 @@ def parse_files(files: Iterable[Path]) -> list[ir.Module]:
     :mod:`cortes_rules.dsl.forms`). The result starts with the libraries.
     """
     files = list(files)
-    texts = [(file, file.read_text(encoding="utf-8")) for file in files]
+    texts = [(file, read_rules_file(file)) for file in files]
     used = list(dict.fromkeys(name for _, text in texts for name in _USE.findall(text)))
     modules: list[ir.Module] = []
     problems: list[Diagnostic] = []
@@ -99,7 +200,7 @@ def parse_files(files: Iterable[Path]) -> list[ir.Module]:
     for name in used:
         path = library_path(name)
         try:
-            library = parse_text(path.read_text(encoding="utf-8"), display_path(path), forms)
+            library = parse_text(read_rules_file(path), display_path(path), forms)
         except RulesSyntaxError as error:
             problems.extend(error.diagnostics)
             continue

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 import attrs
 
 from .api import Rulebook, load
+from .dsl.diagnostics import source_lines
 from .engine.actions import Action
 from .engine.machine import GameState
 from .errors import CortesRulesError, IllegalActionError, NotationError, RecordError
@@ -49,7 +50,9 @@ class Record:
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: str.splitlines would also end one at a form
+    # feed or a U+2028 inside a comment and play the rest as an action.
+    for number, raw in enumerate(source_lines(text), start=1):
         line = raw.split("#", 1)[0].strip()
         if line:
             yield number, line

@@ -40,6 +40,8 @@ MAX_DICE = 100
 """The most dice one ``dice`` declaration may roll together."""
 MAX_FACES = 1000
 """The most faces a die may have."""
+MAX_STEPS = 100
+"""The most steps a counter may have (Cortés counters have at most 4)."""
 ACTION_PARAM_TYPES = ("piece", "place", "hex", "player", "int")
 """The types an action's parameters may have (they fix its text form and ids)."""
 
@@ -341,7 +343,10 @@ class Checker:
             if counter.cls not in declared.classes:
                 self.unknown(counter.span, "class", counter.cls, declared.classes, where)
             factors = len(counter.combat)
-            if factors and counter.steps is not None and factors != counter.steps:
+            if counter.steps is not None and counter.steps > MAX_STEPS:
+                self.error(counter.span, f"counter {counter.id} has {counter.steps} steps; a "
+                           f"counter has at most {MAX_STEPS}", where)
+            elif factors and counter.steps is not None and factors != counter.steps:
                 self.error(counter.span, f"counter {counter.id} has {counter.steps} steps but "
                            f"{factors} factors (one per step)", where)
             for flag in counter.flags:

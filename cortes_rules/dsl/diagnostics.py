@@ -8,6 +8,9 @@ import attrs
 
 _RULE_HEADER = re.compile(r"^\s*rule\s+(\d+\.\d+[a-z]?)\b")
 _BLOCK_HEADER = re.compile(r"^\s*(map|counters|setup|game)\s+([A-Za-z_]\w*)")
+# Characters that end a line for str.splitlines but not for the parser (which
+# counts "\n" only), and that would break a rendered diagnostic in a terminal.
+_LINE_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @attrs.frozen
@@ -46,7 +49,7 @@ class Diagnostic:
         context = f" [rule {self.rule}]" if self.rule else ""
         lines = [f"{where}: {self.severity}: {self.message}{context}"]
         if self.source_line:
-            text = self.source_line.rstrip("\n").expandtabs(1)
+            text = _LINE_BREAKS.sub(" ", self.source_line.rstrip("\n")).expandtabs(1)
             lines.append(f"    {text}")
             width = 1
             if self.span.end_column and self.span.end_column > self.span.column:
@@ -63,7 +66,7 @@ def enclosing_block(text: str, line: int) -> str | None:
     Used for syntax errors, where no tree exists yet to say which rule the
     error is in. Data blocks answer as ``map NAME`` etc.
     """
-    lines = text.splitlines()
+    lines = source_lines(text)
     if 0 < line <= len(lines):
         header = re.match(r"^\s*rule\s+([^\s{\"]+)", lines[line - 1])
         if header:  # an error in a rule's own header belongs to that rule
@@ -78,7 +81,20 @@ def enclosing_block(text: str, line: int) -> str | None:
     return None
 
 
+def source_lines(text: str) -> list[str]:
+    """The lines of a source text as the parser counts them: split at "\\n" only.
+
+    ``str.splitlines`` would also split at form feeds, U+2028 and others,
+    which may stand inside a string or a comment; a "\\r" before the "\\n"
+    is dropped.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def line_of(text: str, line: int) -> str:
     """Line ``line`` (1-based) of ``text``, or an empty string."""
-    lines = text.splitlines()
+    lines = source_lines(text)
     return lines[line - 1] if 0 < line <= len(lines) else ""

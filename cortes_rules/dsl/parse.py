@@ -35,6 +35,10 @@ _TERMINAL_NAMES = {
 }
 
 
+# The longest number literal: 18 digits always fit a signed 64-bit integer
+# (the compiled core's), and nothing in a rulebook needs more.
+MAX_NUMBER_DIGITS = 18
+
 _SOURCE: contextvars.ContextVar[str] = contextvars.ContextVar("rules_source", default="")
 _WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
 
@@ -217,6 +221,35 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         name, pattern, *body = c
         return ir.FormDecl(str(name), _string(pattern), tuple(body), "", self._span(meta))
 
+    def _problem(self, span: Span, message: str) -> RulesSyntaxError:
+        return RulesSyntaxError([Diagnostic(span, message, source_line="")])
+
+    def _int(self, token: Token) -> int:
+        """A number token's value, refused when it has too many digits."""
+        text = str(token)
+        digits = len(text.lstrip("+-"))
+        if digits > MAX_NUMBER_DIGITS:
+            raise self._problem(self._tok(token), f"number too long: {digits} digits (at "
+                                f"most {MAX_NUMBER_DIGITS})")
+        return int(text)
+
+    def _ints(self, token: Token, separator: str) -> tuple[int, int]:
+        """The two numbers of a token such as ``3:1``, ``1/2`` or ``2d6``."""
+        first, second = str(token).split(separator)
+        longest = max(len(first), len(second))
+        if longest > MAX_NUMBER_DIGITS:
+            raise self._problem(self._tok(token), f"number too long: {longest} digits (at "
+                                f"most {MAX_NUMBER_DIGITS})")
+        return int(first), int(second)
+
+    def _rule_number(self, token: Token) -> str:
+        """A rule number token, refused when a part has too many digits."""
+        text = str(token)
+        if max(len(part) for part in re.findall(r"\d+", text)) > MAX_NUMBER_DIGITS:
+            raise self._problem(self._tok(token), f"rule number too long: {text[:24]}... "
+                                f"(at most {MAX_NUMBER_DIGITS} digits a part)")
+        return text
+
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
             return Span(self.path, 1, 1)
@@ -246,6 +279,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
     # -------------------------------------------------------------- rules
     def rule(self, meta: Any, c: list[Any]) -> ir.Rule:
         number, title, optional, *body = c
+        number = self._rule_number(number)
         summary = None
         interpretations: list[str] = []
         statements: list[Any] = []
@@ -310,15 +344,15 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.TableRow(c[0], tuple(c[1:]), self._span(meta))
 
     def int_cell(self, meta: Any, c: list[Any]) -> ir.IntCell:
-        return ir.IntCell(int(c[0]), self._tok(c[0]))
+        return ir.IntCell(self._int(c[0]), self._tok(c[0]))
 
     def ratio_cell(self, meta: Any, c: list[Any]) -> ir.RatioCell:
-        a, b = str(c[0]).split(":")
-        return ir.RatioCell(int(a), int(b), self._tok(c[0]))
+        a, b = self._ints(c[0], ":")
+        return ir.RatioCell(a, b, self._tok(c[0]))
 
     def result_cell(self, meta: Any, c: list[Any]) -> ir.ResultCell:
-        a, b = str(c[0]).split("/")
-        return ir.ResultCell(int(a), int(b), self._tok(c[0]))
+        a, b = self._ints(c[0], "/")
+        return ir.ResultCell(a, b, self._tok(c[0]))
 
     def name_cell(self, meta: Any, c: list[Any]) -> ir.NameCell:
         return ir.NameCell(str(c[0]), self._tok(c[0]))
@@ -330,14 +364,15 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return (str(c[0]), c[1])
 
     def dice_decl(self, meta: Any, c: list[Any]) -> ir.DiceDecl:
-        count, faces = str(c[1]).split("d")
-        return ir.DiceDecl(str(c[0]), int(count), int(faces), "", self._span(meta))
+        count, faces = self._ints(c[1], "d")
+        return ir.DiceDecl(str(c[0]), count, faces, "", self._span(meta))
 
     def forbid(self, meta: Any, c: list[Any]) -> ir.Forbid:
         return ir.Forbid(str(c[0]), c[1], "", self._span(meta))
 
     def permit(self, meta: Any, c: list[Any]) -> ir.Permit:
-        return ir.Permit(str(c[0]), str(c[1]), c[2], c[3] is not None, "", self._span(meta))
+        return ir.Permit(str(c[0]), self._rule_number(c[1]), c[2], c[3] is not None, "",
+                         self._span(meta))
 
     def spend_all(self, meta: Any, c: list[Any]) -> bool:
         return True
@@ -398,7 +433,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.Index(c[0], c[1], self._span(meta))
 
     def int_lit(self, meta: Any, c: list[Any]) -> ir.IntLit:
-        return ir.IntLit(int(c[0]), self._tok(c[0]))
+        return ir.IntLit(self._int(c[0]), self._tok(c[0]))
 
     def name(self, meta: Any, c: list[Any]) -> ir.Name:
         return ir.Name(str(c[0]), self._tok(c[0]))
@@ -484,13 +519,13 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.HexsideFeature(str(c[0]), str(c[1]), c[2], self._span(meta))
 
     def zone(self, meta: Any, c: list[Any]) -> ir.ZoneDecl:
-        return ir.ZoneDecl(int(c[0]), _string(c[1]), self._span(meta))
+        return ir.ZoneDecl(self._int(c[0]), _string(c[1]), self._span(meta))
 
     def zone_borders(self, meta: Any, c: list[Any]) -> ir.ZoneBorders:
-        return ir.ZoneBorders(int(c[0]), tuple(str(x) for x in c[1:]), self._span(meta))
+        return ir.ZoneBorders(self._int(c[0]), tuple(str(x) for x in c[1:]), self._span(meta))
 
     def zone_touches(self, meta: Any, c: list[Any]) -> ir.ZoneTouches:
-        return ir.ZoneTouches(int(c[0]), tuple(int(x) for x in c[1:]), self._span(meta))
+        return ir.ZoneTouches(self._int(c[0]), tuple(self._int(x) for x in c[1:]), self._span(meta))
 
     def place(self, meta: Any, c: list[Any]) -> ir.PlaceDecl:
         return ir.PlaceDecl(str(c[0]), _string(c[1]), tuple(str(x) for x in c[2:]),
@@ -519,13 +554,13 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
                               tuple(properties), self._span(meta))
 
     def steps_attr(self, meta: Any, c: list[Any]) -> tuple[str, int]:
-        return ("steps", int(c[0]))
+        return ("steps", self._int(c[0]))
 
     def combat_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[int, ...]]:
-        return ("combat", tuple(int(x) for x in c))
+        return ("combat", tuple(self._int(x) for x in c))
 
     def move_attr(self, meta: Any, c: list[Any]) -> tuple[str, int]:
-        return ("move", int(c[0]))
+        return ("move", self._int(c[0]))
 
     def flags_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[str, ...]]:
         return ("flags", c[0])
