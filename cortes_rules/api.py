@@ -17,7 +17,8 @@ from .dsl import ir
 from .dsl.diagnostics import Diagnostic
 from .engine.actions import Action
 from .engine.machine import GameState, Machine, Outcome
-from .errors import CortesRulesError, NotationError
+from .dsl.diagnostics import Span, line_of
+from .errors import CortesRulesError, NotationError, RulesCheckError
 from .loader import compile_rulebook
 
 StrPath = str | os.PathLike[str]
@@ -38,6 +39,7 @@ class Rulebook:
         self.warnings = tuple(warnings)
         self._machine = Machine(program)
         self._blank: GameState | None = None
+        _check_static(program, self._machine)
 
     @property
     def name(self) -> str:
@@ -157,6 +159,45 @@ class Rulebook:
         placed = dict(self.setup_positions(setup)) if setup else {}
         placed.update(positions or {})
         return GameState(self._machine, seed=seed, positions=placed, turn_limit=turn_limit)
+
+
+class _Static:
+    """Stands in for a game state while conditions on the rules alone are evaluated."""
+
+    trail = None
+
+
+def _check_static(program: ir.Program, machine: Machine) -> None:
+    """What can only be judged once the rulebook is compiled: ``require`` clauses
+    and a turn sequence that gives somebody something to do.
+
+    Raises:
+        RulesCheckError: every problem found, each naming its clause.
+    """
+    problems: list[Diagnostic] = []
+    texts = {m.path: m.text for m in program.modules}
+
+    def report(span: Any, message: str, rule: str | None) -> None:
+        problems.append(Diagnostic(span, message, rule=rule,
+                                   source_line=line_of(texts.get(span.path, ""), span.line)))
+
+    for clause in program.of(ir.RequireDecl):
+        try:
+            holds = machine.compiler.expr(clause.test, clause.rule)(_Static(), {})
+        except CortesRulesError as error:
+            report(clause.span, f"cannot check this requirement: {error}", clause.rule)
+            continue
+        if not holds:
+            report(clause.span, clause.message, clause.rule)
+    sequence = next(iter(program.of(ir.Sequence)), None)
+    if sequence is None:
+        report(Span(program.modules[0].path if program.modules else "<rules>", 1, 1),
+               "this rulebook states no turn sequence", None)
+    elif not any(p.activity in machine.procs for p in sequence.phases):
+        report(sequence.span, "no phase of the turn sequence does anything: name a procedure "
+               "with 'does'", sequence.rule)
+    if problems:
+        raise RulesCheckError(problems)
 
 
 def load(name_or_path: StrPath = "cortes", *, options: Iterable[str] = (),

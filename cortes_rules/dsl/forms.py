@@ -160,7 +160,10 @@ def _expand(rule: ir.Rule, forms: Mapping[str, ir.FormDecl]) -> Iterable[Any]:
         holes = parse_pattern(decl).holes
         bindings = {h.name: (h, v) for h, v in zip(holes, statement.values, strict=True)}
         for body in decl.body:
-            yield _substitute(attrs.evolve(body, rule=rule.number), bindings, statement.span)
+            # The statement takes the place and the rule number of the phrase
+            # that wrote it, so diagnostics point at the rule clause.
+            yield _substitute(attrs.evolve(body, rule=rule.number, span=statement.span),
+                              bindings, statement.span)
 
 
 def _hole_expr(hole: Hole, value: Any, span: Span) -> Any:

@@ -515,6 +515,16 @@ class AttributeDecl:
 
 
 @attrs.frozen
+class RequireDecl:
+    """``require C "message"``: the rulebook is refused at load unless C holds."""
+
+    test: Expr
+    message: str
+    rule: str
+    span: Span
+
+
+@attrs.frozen
 class DeriveDecl:
     """A computed attribute of pieces, places or players (``derive piece hex = piece.place``)."""
 
@@ -831,7 +841,7 @@ Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, Hexs
                   OneGroup, Odds, Shift, ShiftsCumulative, Clamp, Resolve, Results, Advance,
                   Sequence, PlayerDecl, PoolDecl, AttributeDecl, ValueDecl, HookDecl,
                   Contribute, FunctionDecl, ActionDecl, HideDecl, FaceDieDecl, Procedure,
-                  FormDecl, FormUse, DeriveDecl]
+                  FormDecl, FormUse, DeriveDecl, RequireDecl]
 
 
 @attrs.frozen

@@ -211,7 +211,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
             decl = self.forms[int(name[len("form_use_"):])]
             span = self._span(meta)
             return ir.FormUse(decl.name, hole_values(decl, children, span), "", span)
-        return super().__default__(data, children, meta)
+        return super().__default__(data, children, meta)  # type: ignore[no-untyped-call]
 
     def form_decl(self, meta: Any, c: list[Any]) -> ir.FormDecl:
         name, pattern, *body = c
@@ -619,6 +619,9 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.AttributeDecl(str(c[0]), str(c[1]), c[2], c[3],
                                 _string(c[4]) if c[4] is not None else None, "",
                                 self._span(meta))
+
+    def require_decl(self, meta: Any, c: list[Any]) -> ir.RequireDecl:
+        return ir.RequireDecl(c[0], _string(c[1]), "", self._span(meta))
 
     def derive_decl(self, meta: Any, c: list[Any]) -> ir.DeriveDecl:
         return ir.DeriveDecl(str(c[0]), str(c[1]), c[2], "", self._span(meta))

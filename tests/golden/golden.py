@@ -52,8 +52,9 @@ HERE = Path(__file__).resolve().parent
 TRACES = HERE / "traces"
 SUFFIX = ".trace"
 
-#: The engine commit the traces were recorded from (named in every file's first line).
-RECORDED_AT = "07590b8"
+#: What the traces record (named in every file's first line): the behaviour of the
+#: first engine (commit 07590b8) with the deliberate changes listed in CHANGES.md.
+RECORDED_AT = "07590b8 with the deliberate changes of CHANGES.md"
 BANNER = (f"# Golden trace, written by tests/golden/generate.py from the engine at "
           f"{RECORDED_AT}. Do not edit by hand.")
 
