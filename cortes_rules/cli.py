@@ -207,10 +207,7 @@ def _rule(args: argparse.Namespace) -> int:
     if core and not rule.mechanism:
         print("\nLowered onto the core:")
         for statement in core:
-            span = getattr(statement, "span", None)
-            where = f"  [from {span.path}:{span.line}]" if span is not None and \
-                span.path != rule.span.path else ""
-            print(f"  {lowered(statement)}{where}")
+            print(f"  {lowered(statement)}")
     return 0
 
 

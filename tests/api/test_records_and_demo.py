@@ -166,7 +166,7 @@ def test_cli_rule_prints_the_clause_and_what_it_lowers_to(
     assert "Summary: Defenders in a major fortress shift the odds three columns left" in out
     assert "Formal statements, as written:\n  shift 3 left when target has major_fortress\n" \
         in out
-    assert "contribute column_shift" in out and "[from rulebook/lib/hex_wargame.rules:" in out
+    assert "Lowered onto the core:\n  contribute column_shift" in out
     _, causeways, _ = _cli(capsys, "rule", "7.16")
     assert "Interpretation: A causeway hex stands over the lake" in causeways
     assert "forbid move when from has causeway and not crossing has causeway" in causeways
