@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from .api import load
 from .dsl import ir, render
 from .errors import CortesRulesError, RulesError
 from .loader import compile_rulebook
@@ -56,7 +57,7 @@ def _check(args: argparse.Namespace) -> int:
     status = 0
     for target in args.paths or rulebook_names():
         try:
-            program, warnings = compile_rulebook(target)
+            book = load(target)   # everything a load checks, the turn sequence included
         except RulesError as error:
             for diagnostic in error.diagnostics:
                 print(diagnostic.render(), file=sys.stderr)
@@ -68,10 +69,10 @@ def _check(args: argparse.Namespace) -> int:
             print(f"{target}: {error}", file=sys.stderr)
             status = 1
             continue
-        for diagnostic in warnings:
+        for diagnostic in book.warnings:
             print(diagnostic.render(), file=sys.stderr)
-        clauses = sum(1 for r in program.rules.values() if not r.mechanism)
-        print(f"{target}: ok ({clauses} rules, {len(warnings)} warnings)")
+        clauses = sum(1 for r in book.program.rules.values() if not r.mechanism)
+        print(f"{target}: ok ({clauses} rules, {len(book.warnings)} warnings)")
     return status
 
 
