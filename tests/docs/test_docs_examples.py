@@ -1,4 +1,4 @@
-"""The docs are true for the code: their Python sessions run, their rules parse, their sketches play.
+"""The docs are true for the code: sessions run, rules parse, sketches play.
 
 - Every ```` ```pycon ```` session of a page runs as a doctest.
 - Every rules-language block (```` ```text ```` starting with an item:
