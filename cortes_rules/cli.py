@@ -1,10 +1,18 @@
 """The ``cortes-rules`` command.
 
-- ``cortes-rules check [PATH ...]``: compile rulebooks and print every
-  diagnostic; exit 1 when any is an error.
-- ``cortes-rules demo [--seed N]``: play the shipped demonstration record and
-  print the adjudication log, each line citing its rules.
+- ``cortes-rules check [PATH ...]``: compile rulebooks (default: every shipped
+  one) and print every diagnostic; exit 1 when any is an error.
 - ``cortes-rules rules [NAME]``: list the rule clauses of a rulebook.
+- ``cortes-rules rule NUMBER [--rulebook NAME]``: print one rule clause: its
+  title, summary, interpretations, formal statements as written, and the
+  core statements they are lowered to.
+- ``cortes-rules demo [--seed N] [--rulebook NAME]``: play a shipped
+  demonstration record and print the adjudication log, each line citing
+  its rules.
+
+Bad input (an unknown rulebook or rule, a broken record) gives a one-line
+message on standard error and exit status 1; a bad command line gives exit
+status 2.
 """
 
 from __future__ import annotations
@@ -12,16 +20,44 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
+from .api import load
+from .dsl import ir, render
 from .errors import CortesRulesError, RulesError
 from .loader import compile_rulebook
+from .record import default_rulebook, rulebook_names
+
+PROG = "cortes-rules"
+
+
+class _Parser(argparse.ArgumentParser):
+    """Command-line errors as one line, without the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{PROG}: {message} (see '{PROG} --help')", file=sys.stderr)
+        sys.exit(2)
+
+
+def _compile(name: str | None) -> ir.Program:
+    """A rulebook's checked program; a broken one is reported in one line."""
+    target = name or default_rulebook()
+    try:
+        program, _ = compile_rulebook(target)
+    except RulesError as error:
+        count = len(error.diagnostics)
+        first = error.diagnostics[0].render().splitlines()[0] if count else ""
+        raise CortesRulesError(f"{target}: {count} error{'s' if count != 1 else ''} "
+                               f"(first: {first}); run '{PROG} check {target}' for all") \
+            from None
+    return program
 
 
 def _check(args: argparse.Namespace) -> int:
     status = 0
-    for target in args.paths or ["cortes"]:
+    for target in args.paths or rulebook_names():
         try:
-            program, warnings = compile_rulebook(target)
+            book = load(target)   # everything a load checks, the turn sequence included
         except RulesError as error:
             for diagnostic in error.diagnostics:
                 print(diagnostic.render(), file=sys.stderr)
@@ -33,44 +69,183 @@ def _check(args: argparse.Namespace) -> int:
             print(f"cortes-rules: {error}", file=sys.stderr)
             status = 1
             continue
-        for diagnostic in warnings:
+        for diagnostic in book.warnings:
             print(diagnostic.render(), file=sys.stderr)
-        print(f"{target}: ok ({len(program.rules)} rules, {len(warnings)} warnings)")
+        clauses = sum(1 for r in book.program.rules.values() if not r.mechanism)
+        print(f"{target}: ok ({clauses} rules, {len(book.warnings)} warnings)")
     return status
 
 
 def _rules(args: argparse.Namespace) -> int:
-    program, _ = compile_rulebook(args.name)
+    program = _compile(args.name)
     for rule in program.rules.values():
-        flag = " (optional)" if rule.optional else ""
-        print(f"{rule.number:>6}  {rule.title}{flag}")
+        if not rule.mechanism:
+            flag = " (optional)" if rule.optional else ""
+            print(f"{rule.number:>6}  {rule.title}{flag}")
+    for rule in program.rules.values():
+        if rule.mechanism:
+            print(f"library {rule.number.removeprefix('lib:')}: {rule.title}")
+    return 0
+
+
+def clause_source(program: ir.Program, rule: ir.Rule) -> list[str]:
+    """The formal statements of a clause as its file writes them (summaries left out)."""
+    module = next((m for m in program.modules if m.path == rule.span.path), None)
+    if module is None:
+        return []
+    body: list[str] = []
+    depth = 0
+    for line in module.text.splitlines()[rule.span.line - 1:]:
+        code = _code(line)
+        start = 0 if depth > 0 else None
+        end = None
+        for i, char in enumerate(code):
+            if char == "{":
+                depth += 1
+                if depth == 1:
+                    start = i + 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    end = i
+                    break
+        if start is not None:
+            body.append(line[start:end] if end is not None else line[start:])
+        if end is not None:
+            break
+    kept = [ln.rstrip() for ln in body
+            if _code(ln).strip() and not _code(ln).strip().startswith(("summary ",
+                                                                       "interpretation "))]
+    indent = min((len(ln) - len(ln.lstrip()) for ln in kept), default=0)
+    return [ln[indent:] for ln in kept]
+
+
+def _code(line: str) -> str:
+    """A line without its comment and with its strings blanked (braces in them ignored)."""
+    out = []
+    in_string = False
+    for char in line:
+        if char == '"':
+            in_string = not in_string
+            out.append(char)
+        elif in_string:
+            out.append(" ")
+        elif char == "#":
+            break
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def lowered(statement: ir.Statement) -> str:
+    """One core statement of a clause (after its forms are expanded) as text."""
+    try:
+        return render.statement(statement)
+    except (TypeError, AttributeError):
+        return _describe(statement)
+
+
+def _expr(node: ir.Expr) -> str | None:
+    """An expression's text, or None when the renderer cannot show it."""
+    try:
+        return render.expr(node)
+    except (TypeError, AttributeError):
+        pass
+    if isinstance(node, ir.StrLit):
+        return f'"{node.value}"'
+    if isinstance(node, ir.NoneLit):
+        return "none"
+    if isinstance(node, (ir.TupleLit, ir.ListLit)):
+        items = [_expr(i) for i in node.items]
+        if all(i is not None for i in items):
+            inner = ", ".join(i for i in items if i is not None)
+            return f"({inner})" if isinstance(node, ir.TupleLit) else f"[{inner}]"
+    if isinstance(node, ir.Cond):
+        parts = [_expr(node.test), _expr(node.then), _expr(node.otherwise)]
+        if all(p is not None for p in parts):
+            return "if {} then {} else {}".format(*parts)
+    return None
+
+
+def _describe(statement: ir.Statement) -> str:
+    if isinstance(statement, ir.Contribute):
+        value = _expr(statement.value)
+        text = f"contribute {statement.hook}" + (f" = {value}" if value else "")
+        if statement.when is not None:
+            when = _expr(statement.when)
+            text += f" when {when}" if when else " when (a condition)"
+        return text
+    if isinstance(statement, ir.FunctionDecl):
+        body = _expr(statement.body)
+        return f"function {statement.name}({', '.join(statement.params)})" + \
+            (f" = {body}" if body else "")
+    name = getattr(statement, "name", "")
+    kind = type(statement).__name__
+    return f"{kind} {name}".strip()
+
+
+def _rule(args: argparse.Namespace) -> int:
+    program = _compile(args.rulebook)
+    rule = program.rules.get(args.number) or program.rules.get(f"lib:{args.number}")
+    if rule is None:
+        optional = {r.number for r in program.all_rules if r.optional}
+        hint = " (an optional rule: it is off unless switched on)" \
+            if args.number in optional else ""
+        raise CortesRulesError(f"no rule {args.number} in this rulebook{hint}")
+    flag = " (optional)" if rule.optional else ""
+    print(f"{rule.number}  {rule.title}{flag}")
+    print(f"  {rule.span.path}:{rule.span.line}")
+    if rule.summary:
+        print(f"\nSummary: {rule.summary}")
+    for text in rule.interpretations:
+        print(f"Interpretation: {text}")
+    source = clause_source(program, rule)
+    if source:
+        print("\nFormal statements, as written:")
+        for line in source:
+            print(f"  {line}")
+    core = [st for st in rule.statements if not isinstance(st, ir.FormDecl)]
+    if core and not rule.mechanism:
+        print("\nLowered onto the core:")
+        for statement in core:
+            print(f"  {lowered(statement)}")
     return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(seed=args.seed, out=sys.stdout)
+    return run_demo(seed=args.seed, out=sys.stdout, rulebook=args.rulebook)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cortes-rules`` command."""
-    parser = argparse.ArgumentParser(prog="cortes-rules", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog=PROG, description=(__doc__ or "").splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = commands.add_parser("check", help="compile rulebooks and report every problem")
     check.add_argument("paths", nargs="*", help="rulebook names, folders or .rules files")
     check.set_defaults(run=_check)
     rules = commands.add_parser("rules", help="list a rulebook's rule clauses")
-    rules.add_argument("name", nargs="?", default="cortes")
+    rules.add_argument("name", nargs="?", default=None, help="a rulebook name, folder or file")
     rules.set_defaults(run=_rules)
+    rule = commands.add_parser("rule", help="print one rule clause and what it states")
+    rule.add_argument("number", help="the rule number, e.g. 8.14")
+    rule.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
+    rule.set_defaults(run=_rule)
     demo = commands.add_parser("demo", help="play the demonstration game and print its log")
     demo.add_argument("--seed", type=int, default=None, help="dice seed (default: the record's)")
+    demo.add_argument("--rulebook", default=None, help="whose demonstration to play")
     demo.set_defaults(run=_demo)
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
     except CortesRulesError as error:
-        print(f"cortes-rules: {error}", file=sys.stderr)
+        print(f"{PROG}: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 1
+    except (OSError, UnicodeError) as error:
+        if isinstance(error, BrokenPipeError):
+            return 0
+        print(f"{PROG}: {error}", file=sys.stderr)
         return 1
 
 

@@ -1,9 +1,10 @@
-"""``cortes-rules demo``: replay the shipped demonstration record, narrated.
+"""``cortes-rules demo``: replay a shipped demonstration record, narrated.
 
-The record (``rulebook/cortes/demo.record``) holds a set-up, a seed and the
-players' decisions; the dice come from the seed. Each adjudication is
-printed with the numbers of the rules that decided it, and each ``?`` line
-of the record is answered with the rules that forbid that action there.
+A shipped rulebook may hold a demonstration record (``demo.record`` in its
+folder): a set-up, a seed and the players' decisions; the dice come from
+the seed. Each adjudication is printed with the numbers of the rules that
+decided it, and each ``?`` line of the record is answered with the rules
+that forbid that action there.
 """
 
 from __future__ import annotations
@@ -11,28 +12,63 @@ from __future__ import annotations
 from typing import TextIO
 
 from ._resources import data_dir
-from .api import load
-from .errors import IllegalActionError, RecordError
-from .record import parse_record
+from .api import Rulebook
+from .dsl import ir
+from .engine.machine import GameState
+from .errors import CortesRulesError, RecordError
+from .record import load_cached, parse_record, play, rulebook_names, start
+
+DEMO_FILE = "demo.record"
 
 
-def run_demo(*, seed: int | None = None, out: TextIO) -> int:
-    """Play the demonstration and write its log to ``out``; returns an exit status."""
-    path = data_dir("rulebook") / "cortes" / "demo.record"
-    record = parse_record(path.read_text(encoding="utf-8"), "rulebook/cortes/demo.record")
-    book = load(record.rulebook)
-    state = book.new_game(seed=record.seed if seed is None else seed, setup=record.setup,
-                          turn_limit=record.turn_limit)
+def demo_rulebooks() -> list[str]:
+    """The shipped rulebooks that hold a demonstration record."""
+    root = data_dir("rulebook")
+    return [name for name in rulebook_names() if (root / name / DEMO_FILE).is_file()]
+
+
+def run_demo(*, seed: int | None = None, out: TextIO, rulebook: str | None = None) -> int:
+    """Play a demonstration and write its log to ``out``; returns an exit status.
+
+    Args:
+        seed: dice seed replacing the record's.
+        out: where the narration goes.
+        rulebook: the shipped rulebook whose demonstration to play (default:
+            the first that has one).
+
+    Raises:
+        CortesRulesError: no such demonstration; RecordError when an action
+            of the record is illegal (with another seed, say).
+    """
+    names = demo_rulebooks()
+    if rulebook is None:
+        if not names:
+            raise CortesRulesError("no shipped rulebook holds a demonstration record")
+        rulebook = names[0]
+    elif rulebook not in names:
+        raise CortesRulesError(f"no demonstration record for {rulebook!r} (rulebooks with "
+                               f"one: {', '.join(names) or 'none'})")
+    path = data_dir("rulebook") / rulebook / DEMO_FILE
+    shown_path = f"rulebook/{rulebook}/{DEMO_FILE}"
+    book = load_cached(rulebook)
+    record = parse_record(path.read_text(encoding="utf-8"), shown_path, book)
+    state = start(record, book, seed=seed)
     write = out.write
+    program = book.program
+    clauses = [r for r in program.rules.values() if not r.mechanism]
     write(f"{book.title}\n")
+    libraries = program.game.uses if program.game is not None else ()
+    using = f", on the librar{'y' if len(libraries) == 1 else 'ies'} " \
+            f"{', '.join(libraries)}" if libraries else ""
     write(f"Demonstration: set-up {record.setup!r}, seed {state.seed}, "
-          f"{len(book.program.rules)} rule clauses loaded.\n")
-    write("Map and counter values are a reconstruction (see docs/data-format.md).\n")
-    for unit, hex_id in sorted(state.positions().items(), key=lambda p: (p[1], p[0])):
-        label = state.attribute(unit, "label")
-        kind = state.attribute(unit, "class")
-        steps = state.attribute(unit, "max_steps")
-        write(f"  {unit:<4} {label} ({kind}, {steps} steps) at {hex_id}\n")
+          f"{len(clauses)} rule clauses loaded{using}.\n")
+    for note in program.game.notes if program.game is not None else ():
+        write(f"Note: {note}\n")
+    write("\nPieces:\n")
+    for piece, place in sorted(state.positions().items(), key=lambda p: (p[1], p[0])):
+        label = state.attribute(piece, "label")
+        kind = state.attribute(piece, "class")
+        write(f"  {piece:<4} {label} ({kind}) at {place}\n")
     questions = list(record.questions)
     shown = 0
     heading = ""
@@ -65,21 +101,40 @@ def run_demo(*, seed: int | None = None, out: TextIO) -> int:
     for played, (line, action) in enumerate(record.actions):
         flush()
         ask(played)
-        while state.is_chance_node() and action.kind != "roll":
-            state.apply_chance()
         try:
-            state.apply(action)
-        except IllegalActionError as error:
+            play(state, line, action, path=record.path)
+        except RecordError as error:
             flush()
-            raise RecordError(f"illegal at this point (the record's decisions fit seed "
-                              f"{record.seed}): {error}", path=record.path, line=line) from None
+            if seed is None or seed == record.seed:
+                raise
+            message = str(error).removeprefix(f"{error.path}:{error.line}: ")
+            raise RecordError(f"{message} (the record's decisions fit its own seed, "
+                              f"{record.seed})", path=record.path, line=line) from None
     flush()
     ask(len(record.actions))
-    outcome = state.outcome()
     write("\nFinal positions:\n")
-    for unit, hex_id in sorted(state.positions().items(), key=lambda p: (p[1], p[0])):
-        steps = state.attribute(unit, "steps")
-        write(f"  {unit:<4} at {hex_id}, {steps} step{'' if steps == 1 else 's'}\n")
+    start_state = start(record, book, seed=seed)
+    for piece, place in sorted(state.positions().items(), key=lambda p: (p[1], p[0])):
+        changed = _changed_attributes(book, start_state, state, piece)
+        write(f"  {piece:<4} at {place}{changed}\n")
+    gone = [piece for piece in start_state.positions() if state.place_of(piece) is None]
+    if gone:
+        write(f"  off the board: {', '.join(gone)}\n")
+    outcome = state.outcome()
     if outcome is not None:
-        write(f"Game over: {outcome.reason}.\n")
+        winners = ", ".join(outcome.winners) or "none"
+        write(f"Game over: {outcome.reason}; winner: {winners}.\n")
     return 0
+
+
+def _changed_attributes(book: Rulebook, before: GameState, after: GameState,
+                        piece: str) -> str:
+    """The piece's declared whole-number attributes that the game changed, as text."""
+    parts = []
+    for decl in book.program.of(ir.AttributeDecl):
+        if decl.owner != "piece" or decl.type.name != "int":
+            continue
+        new = after.attribute(piece, decl.name)
+        if new != before.attribute(piece, decl.name):
+            parts.append(f"{decl.name} {new}")
+    return f" ({', '.join(parts)})" if parts else ""

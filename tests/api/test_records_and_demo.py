@@ -24,15 +24,19 @@ def demo_text() -> str:
     return out.getvalue()
 
 
+def _adjudications(demo_text: str) -> list[str]:
+    """The log lines of the demo's turns (questions left out)."""
+    turns = demo_text[demo_text.index("\n== Turn"):demo_text.index("\nFinal positions:")]
+    return [ln for ln in turns.splitlines()
+            if ln.startswith("  ") and not ln.startswith("  ?")]
+
+
 @pytest.mark.rule("8.18")
 def test_demo_log_cites_rules_on_every_adjudication(demo_text: str) -> None:
-    lines = [ln for ln in demo_text.splitlines()
-             if ln.startswith("  ") and not ln.startswith("  ?")]
-    adjudications = [ln for ln in lines if "moves" in ln or "rolls" in ln or "loses" in ln
-                     or "advances" in ln or "against" in ln or "joins" in ln or "battle" in ln]
-    assert len(adjudications) >= 20
+    adjudications = _adjudications(demo_text)
+    assert len(adjudications) >= 30
     for line in adjudications:
-        assert line.rstrip().endswith("]") and "[" in line, line
+        assert line.rstrip().endswith("]") and "  [" in line, line
     assert "[8.18, 8.19, 13.2]" in demo_text
     assert "final column 1:4" in demo_text  # 1:2 shifted two left by the temple (8.15, 8.17)
 
@@ -79,23 +83,113 @@ def test_record_error_for_bad_notation_names_the_line() -> None:
     with pytest.raises(RecordError) as caught:
         parse_record("seed 1\n\n# comment\nfly S9 3011\n", "bad.record")
     assert caught.value.line == 4
+    assert "unknown action 'fly'" in str(caught.value)
     with pytest.raises(RecordError) as caught:
         parse_record("seed one\n", "bad.record")
     assert "whole numbers" in str(caught.value)
+    assert caught.value.line == 1
     with pytest.raises(RecordError) as caught:
         parse_record("end\nseed 3\n", "bad.record")
     assert caught.value.line == 2
 
 
+@pytest.mark.rule("7.1")
+@pytest.mark.parametrize(("line", "problem"), [
+    ("move S99 3011", "'S99' is not a piece"),      # no such piece
+    ("move S9 9999", "'9999' is not a hex"),        # no such hex
+    ("move S9", "takes 2 argument(s), not 1"),      # the declared arguments
+    ("attack S9", "'S9' is not a hex"),             # an argument of the wrong type
+    ("roll 07", "canonical form"),                  # one text per action
+])
+def test_record_actions_are_checked_against_the_declared_actions(line: str,
+                                                                 problem: str,
+                                                                 book: cortes_rules.Rulebook,
+                                                                 ) -> None:
+    text = f"rulebook cortes\nsetup demo\n? {line}\n" if line.startswith("roll") \
+        else f"rulebook cortes\nsetup demo\nmove S9 3011\n{line}\n"
+    with pytest.raises(RecordError) as caught:
+        parse_record(text, "bad.record", book)
+    assert caught.value.line == (3 if line.startswith("roll") else 4)
+    assert problem in str(caught.value)
+    assert str(caught.value).startswith("bad.record:")
+
+
 @pytest.mark.rule("4.2")
-def test_cli_demo_and_rules_commands() -> None:
-    run = [sys.executable, "-m", "cortes_rules"]
-    demo = subprocess.run([*run, "demo"], capture_output=True, text=True, check=False)
+def test_record_names_its_rulebook_and_actions_come_back_canonical() -> None:
+    record = parse_record("setup demo\nseed 2\nMOVE S9 3011\n", "r.record")
+    assert record.rulebook == "cortes"   # the only shipped rulebook
+    assert [str(a) for _, a in record.actions] == ["move S9 3011"]
+    with pytest.raises(RecordError) as caught:
+        parse_record("rulebook nowhere\nend\n", "r.record")
+    assert caught.value.line == 1 and "no rulebook 'nowhere'" in str(caught.value)
+    state = replay(record)
+    assert format_record(state).startswith("rulebook cortes\nseed 2\n")
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the command in this process: (status, stdout, stderr)."""
+    from cortes_rules.cli import main
+
+    try:
+        status = main(list(args))   # any exception but SystemExit fails the test
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.rule("4.2")
+def test_cli_demo_runs_as_a_module() -> None:
+    demo = subprocess.run([sys.executable, "-m", "cortes_rules", "demo"], capture_output=True,
+                          text=True, check=False, cwd=DEMO.parents[2])
     assert demo.returncode == 0, demo.stderr
     assert "[8.18, 8.19, 13.2]" in demo.stdout
-    rules = subprocess.run([*run, "rules"], capture_output=True, text=True, check=False)
-    assert rules.returncode == 0
-    assert "8.14  Major fortress" in rules.stdout
+
+
+@pytest.mark.rule("4.2")
+def test_cli_rules_and_check_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _cli(capsys, "rules")
+    assert status == 0
+    assert "  8.14  Major fortress\n" in out
+    assert "library hex_wargame" in out
+    status, out, _ = _cli(capsys, "check")
+    assert status == 0
+    assert out == "cortes: ok (43 rules, 0 warnings)\n"
+
+
+@pytest.mark.rule("8.14")
+def test_cli_rule_prints_the_clause_and_what_it_lowers_to(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _cli(capsys, "rule", "8.14")
+    assert status == 0
+    assert out.startswith("8.14  Major fortress\n  rulebook/cortes/08-combat.rules:")
+    assert "Summary: Defenders in a major fortress shift the odds three columns left" in out
+    assert "Formal statements, as written:\n  shift 3 left when target has major_fortress\n" \
+        in out
+    assert "Lowered onto the core:\n  contribute column_shift" in out
+    _, causeways, _ = _cli(capsys, "rule", "7.16")
+    assert "Interpretation: A causeway hex stands over the lake" in causeways
+    assert "forbid move when from has causeway and not crossing has causeway" in causeways
+
+
+@pytest.mark.rule("4.2")
+@pytest.mark.parametrize(("args", "status", "message"), [
+    (("rule", "9.99"), 1, "no rule 9.99 in this rulebook"),
+    (("rule", "8.14", "--rulebook", "nowhere"), 1, "no rulebook 'nowhere'"),
+    (("rules", "nowhere"), 1, "no rulebook 'nowhere'"),
+    (("demo", "--rulebook", "nowhere"), 1, "no demonstration record for 'nowhere'"),
+    (("demo", "--seed", "3"), 1, "demo.record:24: illegal at this point"),
+    (("demo", "--seed", "three"), 2, "invalid int value"),
+    (("frob",), 2, "invalid choice: 'frob'"),
+    (("rule",), 2, "required: number"),
+])
+def test_cli_bad_input_is_one_line_and_a_nonzero_status(
+        args: tuple[str, ...], status: int, message: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    returned, _, err = _cli(capsys, *args)
+    assert returned == status
+    assert err.count("\n") == 1, err
+    assert err.startswith("cortes-rules: ") and message in err
 
 
 @pytest.mark.rule("2.2")
@@ -127,15 +221,15 @@ def test_unknown_optional_rule_is_refused() -> None:
 
 
 @pytest.mark.rule("4.2")
-def test_legal_action_ids_match_legal_actions_and_str_shows_the_position() -> None:
-    book = cortes_rules.load("cortes")
+def test_legal_action_ids_match_legal_actions_and_str_shows_the_position(
+        book: cortes_rules.Rulebook) -> None:
     state = book.new_game(seed=1, setup="demo")
     ids = state.legal_action_ids()
     assert ids == sorted(ids)
     assert [book.action_from_id(i) for i in ids] == state.legal_actions()
     text = str(state)
     assert text.startswith("turn 1, Spanish land movement; to act: spanish")
-    assert "  3010: S1(4) S9(4)" in text
+    assert "  3010: S1 S9" in text
 
 
 @pytest.mark.rule("7.10")
@@ -152,19 +246,20 @@ def test_a_map_without_quagmire_loads_with_a_warning(tmp_path: Path) -> None:
 
 
 @pytest.mark.rule("8.18")
-def test_forecast_gives_exact_result_chances() -> None:
+def test_forecast_gives_exact_result_chances(book: cortes_rules.Rulebook) -> None:
     from fractions import Fraction
 
-    book = cortes_rules.load("cortes")
-    chances = book.forecast(26, 7)  # 3:1, the 8.18 example column
+    chances = book.evaluate("results_what_if(0)", attack=26, defense=7)  # 3:1, as in 8.18
     assert sum(chances.values()) == 1
     assert chances[(1, 2)] == Fraction(4, 36)   # only a roll of 5 gives 1/2 at 3:1
     assert chances[(0, 2)] == Fraction(10, 36)  # rolls of 6 and 8
+    assert book.evaluate("odds_what_if(-3)", attack=26, defense=7) == ("3:1", "1:2")
     state = book.new_game(seed=8, setup="demo")
     for text in ("move S9 3011", "move S1 3011", "end", "attack 3012", "join S1", "join S9"):
         state.apply(text)
     # 13 against 3 is 4:1, two columns left for the fortress (8.15): the 2:1 column.
-    assert state.forecast() == book.forecast(13, 3, shift=-2)
+    forecast = state.evaluate("battle_forecast()")
+    assert forecast == book.evaluate("results_what_if(-2)", attack=13, defense=3)
     before = [str(e) for e in state.log]
-    state.forecast()
+    state.evaluate("battle_forecast()")
     assert [str(e) for e in state.log] == before  # asking changes nothing

@@ -1,11 +1,13 @@
-"""The engine knows mechanisms, not Cortés: its charts live in the rulebook only.
+"""The engine and the libraries know mechanisms, not Cortés: its charts live in its rulebook.
 
 If the combat results table (13.2) or the terrain effects chart (13.1) were
-copied into the Python (or Cython) sources, a rulebook edit would silently
-stop mattering. These tests look for the charts' number patterns in every
-source file of the package, and check that the same patterns do match the
-rulebook's own 13-tables.rules, so that a pattern that can never match cannot
-pass for a clean engine.
+copied into the Python (or Cython) sources, the grammar or a library of
+mechanisms (``rulebook/lib/``), a rulebook edit would silently stop
+mattering. These tests look for the charts' number patterns in every one of
+those files, and check that the same patterns do match the rulebook's own
+13-tables.rules, so that a pattern that can never match cannot pass for a
+clean engine. A last test holds the libraries to naming nothing the Cortés
+rulebook declares (its sides, classes, terrain, tables, phases).
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "cortes_rules"
 TABLES = ROOT / "rulebook" / "cortes" / "13-tables.rules"
-SOURCE_SUFFIXES = (".py", ".pyx", ".pxd", ".pxi")
+LIBRARIES = ROOT / "rulebook" / "lib"
+# Everything that must stay game-free: the package (and the compiled core to
+# come), the grammar, the libraries of mechanisms.
+SOURCE_ROOTS = (PACKAGE, ROOT / "src_ext", ROOT / "grammar", LIBRARIES)
+SOURCE_SUFFIXES = (".py", ".pyx", ".pxd", ".pxi", ".lark", ".rules")
 
 # Rows of the combat results table, as the rulebook prints them (first cells).
 CRT_ROWS = {
@@ -68,9 +74,11 @@ TERRAIN_COMBAT_COLUMN = re.compile(
 
 
 def _sources() -> list[Path]:
-    files = [p for p in sorted(PACKAGE.rglob("*")) if p.suffix in SOURCE_SUFFIXES
-             and "__pycache__" not in p.parts]
-    assert any(p.name == "state.py" for p in files), "the engine sources were not found"
+    files = [p for root in SOURCE_ROOTS if root.is_dir() for p in sorted(root.rglob("*"))
+             if p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts]
+    names = {p.name for p in files}
+    for expected in ("machine.py", "compile.py", "world.py", "rules.lark", "hex_wargame.rules"):
+        assert expected in names, f"{expected} was not found among the sources"
     return files
 
 
@@ -139,3 +147,35 @@ def test_13_1_terrain_effects_are_not_in_python():
         if TERRAIN_COMBAT_COLUMN.search(text):
             hits.append(f"{path.relative_to(ROOT)}: the combat column -1 -1 -2 -3 -2")
     assert hits == [], f"terrain effects hard-coded in Python: {hits}"
+
+
+def _code(path: Path) -> str:
+    """A rules file without its comments (a comment may cite an example)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return "\n".join(line.split("#", 1)[0] for line in lines)
+
+
+@pytest.mark.rule("2.8")
+def test_libraries_name_nothing_the_cortes_rulebook_declares(book) -> None:  # type: ignore[no-untyped-def]
+    from cortes_rules.dsl import ir
+
+    program = book.program
+    declared: set[str] = set()
+    for kind in (ir.SideDecl, ir.PlayerDecl, ir.ClassDecl, ir.TerrainDecl, ir.HexsideDecl,
+                 ir.FlagDecl, ir.PropertyDecl, ir.TableDecl, ir.DiceDecl, ir.FaceDieDecl):
+        for decl in program.of(kind):
+            if decl.rule.startswith("lib:"):
+                continue
+            declared.add(decl.name)
+            declared.update(getattr(decl, "traits", ()) or ())
+            declared.update(getattr(decl, "values", ()) or ())
+    for sequence in program.of(ir.Sequence):
+        declared.update(phase.name for phase in sequence.phases)
+    assert {"spanish", "aztec", "cavalry", "causeway", "crt", "terrain_effects",
+            "spanish_land_combat"} <= declared
+    libraries = sorted(LIBRARIES.glob("*.rules"))
+    assert libraries
+    hits = [f"{path.relative_to(ROOT)}: {name}" for path in libraries
+            for name in sorted(declared)
+            if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", _code(path))]
+    assert hits == [], f"a library names what a game declares: {hits}"
