@@ -200,7 +200,7 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
         raise RulesCheckError(problems)
 
 
-def load(name_or_path: StrPath = "cortes", *, options: Iterable[str] = (),
+def load(name_or_path: StrPath, *, options: Iterable[str] = (),
          map: StrPath | None = None, counters: StrPath | None = None,
          setups: StrPath | None = None) -> Rulebook:
     """Compile and check a rulebook.

@@ -104,7 +104,7 @@ def _cell(cell: ir.Cell) -> Any:
     if isinstance(cell, ir.IntCell):
         return cell.value
     if isinstance(cell, ir.RatioCell):
-        return (cell.attacker, cell.defender)
+        return (cell.left, cell.right)
     if isinstance(cell, ir.ResultCell):
         return (cell.left, cell.right)
     if isinstance(cell, ir.NameCell):
@@ -189,7 +189,7 @@ class World:
             if side is not None:
                 tags.add(side.name)
             props: dict[str, Any] = dict(counter.properties)
-            props.update(max_steps=counter.steps or 0, factors=tuple(counter.combat),
+            props.update(max_steps=counter.steps or 0, factors=tuple(counter.factors),
                          move=counter.move or 0)
             pieces.append(Piece(len(pieces), counter.id, counter.label, counter.cls, side,
                                 frozenset(tags), props))

@@ -342,7 +342,7 @@ class Checker:
             seen.add(counter.id)
             if counter.cls not in declared.classes:
                 self.unknown(counter.span, "class", counter.cls, declared.classes, where)
-            factors = len(counter.combat)
+            factors = len(counter.factors)
             if counter.steps is not None and counter.steps > MAX_STEPS:
                 self.error(counter.span, f"counter {counter.id} has {counter.steps} steps; a "
                            f"counter has at most {MAX_STEPS}", where)

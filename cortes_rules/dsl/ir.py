@@ -196,10 +196,10 @@ class IntCell:
 
 @attrs.frozen
 class RatioCell:
-    """An odds column heading such as ``3:1``."""
+    """A ratio such as ``3:1`` (a column heading of a table, say)."""
 
-    attacker: int
-    defender: int
+    left: int
+    right: int
     span: Span
 
 
@@ -860,7 +860,7 @@ class CounterDecl:
     label: str
     cls: str
     steps: int | None
-    combat: tuple[int, ...]
+    factors: tuple[int, ...]
     move: int | None
     flags: tuple[str, ...]
     properties: tuple[tuple[str, str | int], ...]

@@ -27,7 +27,7 @@ from .forms import grammar_rules, hole_values
 _TERMINAL_NAMES = {
     "NAME": "a name", "STRING": "a quoted string", "INT": "a whole number",
     "SIGNED_INT": "a number", "RULE_NO": "a rule number such as 8.14",
-    "RATIO": "odds such as 3:1", "RESULT": "a result such as 1/2", "DICE": "dice such as 2d6",
+    "RATIO": "a ratio such as 3:1", "RESULT": "a result such as 1/2", "DICE": "dice such as 2d6",
     "HEX_ID": "a four-digit hex id", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('",
     "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'",
     "EQUAL": "'='", "SLASH": "'/'", "DOT": "'.'", "COMPARE": "a comparison",
@@ -542,7 +542,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
 
     def counter(self, meta: Any, c: list[Any]) -> ir.CounterDecl:
         ident, label, cls, *attributes = c
-        fields: dict[str, Any] = {"steps": None, "combat": (), "move": None, "flags": ()}
+        fields: dict[str, Any] = {"steps": None, "factors": (), "move": None, "flags": ()}
         properties = []
         for key, value in attributes:
             if key == "property":
@@ -550,14 +550,14 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
             else:
                 fields[key] = value
         return ir.CounterDecl(str(ident), _string(label), str(cls), fields["steps"],
-                              fields["combat"], fields["move"], fields["flags"],
+                              fields["factors"], fields["move"], fields["flags"],
                               tuple(properties), self._span(meta))
 
     def steps_attr(self, meta: Any, c: list[Any]) -> tuple[str, int]:
         return ("steps", self._int(c[0]))
 
-    def combat_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[int, ...]]:
-        return ("combat", tuple(self._int(x) for x in c))
+    def factors_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[int, ...]]:
+        return ("factors", tuple(self._int(x) for x in c))
 
     def move_attr(self, meta: Any, c: list[Any]) -> tuple[str, int]:
         return ("move", self._int(c[0]))

@@ -80,7 +80,7 @@ def cell(node: ir.Cell) -> str:
     if isinstance(node, ir.IntCell):
         return str(node.value)
     if isinstance(node, ir.RatioCell):
-        return f"{node.attacker}:{node.defender}"
+        return f"{node.left}:{node.right}"
     if isinstance(node, ir.ResultCell):
         return f"{node.left}/{node.right}"
     if isinstance(node, ir.NameCell):

@@ -46,31 +46,7 @@ PROJECT_NAME = ("cortes", "rules")  # cortes_rules, cortes-rules, CORTES_RULES_.
 # Stacking, Odds, Shift, Clamp, Advance..., and its contexts). Each entry is
 # (file, word); the stale-entry test below fails as soon as a word is gone
 # from its file, so this list can only shrink. Delete it when it is empty.
-TEMPORARY_ALLOWED: frozenset[tuple[str, str]] = frozenset({
-    # dsl/check.py: the old checks of combat phases, clamp tables and counters.
-    *(("cortes_rules/dsl/check.py", w) for w in (
-        "advance", "attacker", "causeway", "cavalry", "clamp", "combat", "defender", "odds",
-        "shift", "stacking")),
-    # dsl/contexts.py: the variables of the first engine's battle contexts.
-    *(("cortes_rules/dsl/contexts.py", w) for w in (
-        "advance", "attacker", "battle", "combat", "odds", "overstack", "shift",
-        "stacking")),
-    # dsl/ir.py: the IR classes of the old statements, the odds cell, counter factors.
-    *(("cortes_rules/dsl/ir.py", w) for w in (
-        "advance", "attacker", "clamp", "combat", "defender", "odds", "overstack", "shift",
-        "stacking")),
-    # dsl/parse.py: the transformer methods of the old statements.
-    *(("cortes_rules/dsl/parse.py", w) for w in (
-        "advance", "clamp", "combat", "odds", "overstack", "shift", "stacking")),
-    # dsl/render.py: rendering the old statements back to text.
-    *(("cortes_rules/dsl/render.py", w) for w in (
-        "advance", "attacker", "clamp", "defender", "odds", "overstack", "shift",
-        "stacking")),
-    # core/world.py: reads the odds cell's attacker/defender fields and counters' combat.
-    *(("cortes_rules/core/world.py", w) for w in ("attacker", "combat", "defender")),
-    # api.py: the shipped rulebook's name as load()'s default argument.
-    ("cortes_rules/api.py", "cortes"),
-})
+TEMPORARY_ALLOWED: frozenset[tuple[str, str]] = frozenset()
 
 
 def words(text: str) -> list[str]:
