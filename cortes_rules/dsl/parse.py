@@ -11,11 +11,12 @@ from __future__ import annotations
 import contextvars
 import functools
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 import lark
-from lark import Token, Transformer, v_args
+from lark import Token, v_args
+from lark.visitors import Transformer_NonRecursive
 
 from .._resources import grammar_path
 from ..errors import RulesSyntaxError
@@ -38,6 +39,14 @@ _TERMINAL_NAMES = {
 # The longest number literal: 18 digits always fit a signed 64-bit integer
 # (the compiled core's), and nothing in a rulebook needs more.
 MAX_NUMBER_DIGITS = 18
+
+# The deepest nesting of one expression. A chain of one boolean operator
+# (``a or b or c ...``) counts as one level however long it is, as every
+# walker of the IR steps along it in a loop; other nesting is walked by
+# recursion, which this keeps far from Python's recursion limit.
+MAX_NESTING = 200
+
+_E = TypeVar("_E")
 
 _SOURCE: contextvars.ContextVar[str] = contextvars.ContextVar("rules_source", default="")
 _WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
@@ -201,7 +210,7 @@ def _string(token: Token) -> str:
 
 
 @v_args(meta=True)
-class _ToIR(Transformer):  # type: ignore[type-arg]
+class _ToIR(Transformer_NonRecursive):  # type: ignore[misc]
     """Turns lark's parse tree into IR nodes, one method per grammar rule."""
 
     def __init__(self, path: str, forms: tuple[ir.FormDecl, ...] = ()) -> None:
@@ -249,6 +258,23 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
             raise self._problem(self._tok(token), f"rule number too long: {text[:24]}... "
                                 f"(at most {MAX_NUMBER_DIGITS} digits a part)")
         return text
+
+    def _nested(self, node: _E, *children: Any) -> _E:
+        """Record an expression's nesting; refuse it past :data:`MAX_NESTING`."""
+        depths = self.__dict__.setdefault("_depths", {})
+        depth = 1 + max((depths.get(id(c), 1) for c in children), default=0)
+        if isinstance(node, ir.BoolOp) and isinstance(children[0], ir.BoolOp) and (
+                children[0].op == node.op):  # one more link of a chain: no deeper
+            depth = max(depths.get(id(children[0]), 1), 1 + depths.get(id(children[1]), 1))
+        if depth > MAX_NESTING:
+            span = node.span  # type: ignore[attr-defined]
+            raise RulesSyntaxError([Diagnostic(
+                Span(span.path, span.line, span.column),
+                f"expression nested too deeply: more than {MAX_NESTING} levels of operators "
+                "and calls", source_line="")])
+        if depth > 1:
+            depths[id(node)] = depth
+        return node
 
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
@@ -397,22 +423,22 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
 
     # -------------------------------------------------------------- expressions
     def or_(self, meta: Any, c: list[Any]) -> ir.BoolOp:
-        return ir.BoolOp("or", c[0], c[1], self._span(meta))
+        return self._nested(ir.BoolOp("or", c[0], c[1], self._span(meta)), c[0], c[1])
 
     def and_(self, meta: Any, c: list[Any]) -> ir.BoolOp:
-        return ir.BoolOp("and", c[0], c[1], self._span(meta))
+        return self._nested(ir.BoolOp("and", c[0], c[1], self._span(meta)), c[0], c[1])
 
     def not_(self, meta: Any, c: list[Any]) -> ir.Not:
-        return ir.Not(c[0], self._span(meta))
+        return self._nested(ir.Not(c[0], self._span(meta)), c[0])
 
     def compare(self, meta: Any, c: list[Any]) -> ir.Compare:
-        return ir.Compare(str(c[1]), c[0], c[2], self._span(meta))
+        return self._nested(ir.Compare(str(c[1]), c[0], c[2], self._span(meta)), c[0], c[2])
 
     def member(self, meta: Any, c: list[Any]) -> ir.Member:
-        return ir.Member(c[0], c[1], False, self._span(meta))
+        return self._nested(ir.Member(c[0], c[1], False, self._span(meta)), c[0], c[1])
 
     def not_member(self, meta: Any, c: list[Any]) -> ir.Member:
-        return ir.Member(c[0], c[1], True, self._span(meta))
+        return self._nested(ir.Member(c[0], c[1], True, self._span(meta)), c[0], c[1])
 
     def is_(self, meta: Any, c: list[Any]) -> ir.Is:
         return ir.Is(c[0], "is", str(c[1]), self._tok(c[1]), self._span(meta))
@@ -421,16 +447,16 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.Is(c[0], "has", str(c[1]), self._tok(c[1]), self._span(meta))
 
     def arith(self, meta: Any, c: list[Any]) -> ir.Arith:
-        return ir.Arith(str(c[1]), c[0], c[2], self._span(meta))
+        return self._nested(ir.Arith(str(c[1]), c[0], c[2], self._span(meta)), c[0], c[2])
 
     def neg(self, meta: Any, c: list[Any]) -> ir.Neg:
-        return ir.Neg(c[0], self._span(meta))
+        return self._nested(ir.Neg(c[0], self._span(meta)), c[0])
 
     def attribute(self, meta: Any, c: list[Any]) -> ir.Attr:
-        return ir.Attr(c[0], str(c[1]), self._span(meta))
+        return self._nested(ir.Attr(c[0], str(c[1]), self._span(meta)), c[0])
 
     def index(self, meta: Any, c: list[Any]) -> ir.Index:
-        return ir.Index(c[0], c[1], self._span(meta))
+        return self._nested(ir.Index(c[0], c[1], self._span(meta)), c[0], c[1])
 
     def int_lit(self, meta: Any, c: list[Any]) -> ir.IntLit:
         return ir.IntLit(self._int(c[0]), self._tok(c[0]))
@@ -445,7 +471,7 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         return ir.BoolLit(False, self._span(meta))
 
     def cond(self, meta: Any, c: list[Any]) -> ir.Cond:
-        return ir.Cond(c[0], c[1], c[2], self._span(meta))
+        return self._nested(ir.Cond(c[0], c[1], c[2], self._span(meta)), c[0], c[1], c[2])
 
     def none_lit(self, meta: Any, c: list[Any]) -> ir.NoneLit:
         return ir.NoneLit(self._span(meta))
@@ -469,14 +495,16 @@ class _ToIR(Transformer):  # type: ignore[type-arg]
         func, (kind, parts), *extra = c
         span = self._span(meta)
         if kind == "plain":
-            return ir.Call(str(func), (parts[0], *extra), None, None, None, None, span)
+            return self._nested(ir.Call(str(func), (parts[0], *extra), None, None, None, None,
+                                        span), parts[0], *extra)
         if kind == "filter":  # f(x in S where C)
             binder, domain = self._binding(parts[0])
-            return ir.Call(str(func), tuple(extra), binder, domain, None, parts[1], span)
+            return self._nested(ir.Call(str(func), tuple(extra), binder, domain, None, parts[1],
+                                        span), parts[0], parts[1], *extra)
         element, binding, *where = parts  # f(E for x in S [where C])
         binder, domain = self._binding(binding)
-        return ir.Call(str(func), tuple(extra), binder, domain, element,
-                       where[0] if where else None, span)
+        return self._nested(ir.Call(str(func), tuple(extra), binder, domain, element,
+                                    where[0] if where else None, span), *parts, *extra)
 
     def _binding(self, expr: Any) -> tuple[str, Any]:
         if isinstance(expr, ir.Member) and not expr.negated and isinstance(expr.item, ir.Name):
