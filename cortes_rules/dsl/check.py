@@ -27,12 +27,14 @@ the line, a caret and the rule number:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from ..engine.hexgrid import adjacent
 from ..errors import RulesSyntaxError
 from . import ir, render
 from .diagnostics import Diagnostic, Span, line_of
+from .lower import hex_block
 from .forms import parse_pattern
 from .scope import Declarations, ScopeChecker, hint, walk
 
@@ -361,6 +363,53 @@ class Checker:
                 elif value not in prop.values:
                     self.unknown(counter.span, f"{key} value", value, prop.values, where)
 
+    def check_hex_terrain(self, statement: ir.HexTerrain | ir.HexBlock,
+                          listed: dict[str, ir.HexTerrain | ir.HexBlock], where: str) -> None:
+        """A hex is listed once, with at most one natural and one artificial terrain (7.7).
+
+        One exception keeps a map short: a ``hex`` line may add terrain to
+        hexes of an earlier ``hexes`` rectangle, repeating the rectangle's
+        own terrain (``hexes 0800..1246: clear`` then ``hex 1003: clear,
+        dry_land_city``).
+        """
+        names = statement.terrain
+        for name in sorted(n for n, times in Counter(names).items() if times > 1):
+            self.error(statement.span, f"terrain {name} is given twice to the same hexes", where)
+        for kind in ("natural", "artificial"):
+            found = [n for n in dict.fromkeys(names) if isinstance(
+                decl := self.declared.terrain.get(n), ir.TerrainDecl) and decl.kind == kind]
+            if len(found) > 1:
+                self.error(statement.span, f"a hex has at most one {kind} terrain, not "
+                           f"{' and '.join(found)}", "7.7")
+        ids = (hex_block(statement.first, statement.last) if isinstance(statement, ir.HexBlock)
+               else statement.hexes)
+        # id of the first listing -> (that listing, the hexes listed again)
+        again: dict[int, tuple[ir.HexTerrain | ir.HexBlock, dict[str, None]]] = {}
+        here: set[str] = set()
+        for hex_id in ids:
+            if hex_id in here:  # twice on this very line
+                first: ir.HexTerrain | ir.HexBlock = statement
+            else:
+                here.add(hex_id)
+                first = listed.setdefault(hex_id, statement)
+                if first is statement:
+                    continue
+                if (isinstance(first, ir.HexBlock) and isinstance(statement, ir.HexTerrain)
+                        and set(first.terrain) <= set(names)):
+                    listed[hex_id] = statement  # refined once; a second hex line is not
+                    continue
+            again.setdefault(id(first), (first, {}))[1][hex_id] = None
+        for first, repeats in again.values():
+            repeated = list(repeats)
+            noun = f"hex {repeated[0]} is" if len(repeated) == 1 else (
+                f"hexes {', '.join(repeated[:8])}{', ...' if len(repeated) > 8 else ''} are")
+            at = "on this line" if first is statement else (
+                f"first at {first.span.path}:{first.span.line}")
+            hint = (" (a hex line may add terrain to hexes of an earlier 'hexes' rectangle "
+                    "only by repeating the rectangle's terrain)" if isinstance(
+                        first, ir.HexBlock) and isinstance(statement, ir.HexTerrain) else "")
+            self.error(statement.span, f"{noun} listed twice ({at}){hint}", where)
+
     def check_map(self) -> None:
         data = self.program.map
         if data is None:
@@ -369,11 +418,13 @@ class Checker:
         hexes = data.hexes
         terrain = self.declared.terrain
         hexsides = self.declared.hexsides
+        listed: dict[str, ir.HexTerrain | ir.HexBlock] = {}  # hex id -> first listed by
         for statement in data.block.statements:
             if isinstance(statement, (ir.HexTerrain, ir.HexBlock)):
                 for name in statement.terrain:
                     if name not in terrain:
                         self.unknown(statement.span, "terrain", name, terrain, where)
+                self.check_hex_terrain(statement, listed, where)
             elif isinstance(statement, ir.HexsideFeature):
                 for name in statement.features:
                     if name not in hexsides:

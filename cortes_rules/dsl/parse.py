@@ -194,8 +194,8 @@ def parse_text(text: str, path: str = "<string>",
         _SOURCE.reset(reset)
     try:
         items = _ToIR(path, forms).transform(tree)
-    except lark.exceptions.VisitError as error:
-        inner = error.orig_exc
+    except (lark.exceptions.VisitError, RulesSyntaxError) as error:
+        inner = error.orig_exc if isinstance(error, lark.exceptions.VisitError) else error
         if isinstance(inner, RulesSyntaxError):
             raise RulesSyntaxError([attrs.evolve(
                 d, source_line=line_of(text, d.span.line),
@@ -210,7 +210,7 @@ def _string(token: Token) -> str:
 
 
 @v_args(meta=True)
-class _ToIR(Transformer_NonRecursive):  # type: ignore[misc]
+class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
     """Turns lark's parse tree into IR nodes, one method per grammar rule."""
 
     def __init__(self, path: str, forms: tuple[ir.FormDecl, ...] = ()) -> None:
@@ -223,6 +223,8 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[misc]
         if name.startswith("form_use_"):
             decl = self.forms[int(name[len("form_use_"):])]
             span = self._span(meta)
+            children = [self._int(c) if isinstance(c, Token) and c.type == "SIGNED_INT" else c
+                        for c in children]
             return ir.FormUse(decl.name, hole_values(decl, children, span), "", span)
         return super().__default__(data, children, meta)  # type: ignore[no-untyped-call]
 

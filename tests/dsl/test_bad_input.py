@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from dsl_helpers import PRELUDE, library_forms, one_rule
 
 import cortes_rules
 from cortes_rules import CortesRulesError, RulesCheckError, RulesSyntaxError
@@ -51,11 +52,6 @@ def book_copy(tmp_path: Path, changes: dict[str, tuple[str, str]] | None = None)
             text = text.replace(old, new)
         (folder / path.name).write_text(text, encoding="utf-8")
     return folder
-
-
-def one_rule(number: str, statement: str) -> str:
-    """A rule clause whose third line is ``statement``."""
-    return f'rule {number} "Snippet" {{\n  summary "A snippet."\n  {statement}\n}}\n'
 
 
 def only(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> Diagnostic:
@@ -189,30 +185,38 @@ def test_a_file_of_exactly_the_cap_is_read(tmp_path: Path) -> None:
 
 HUGE = "9" * 4301  # one digit past Python's int-string conversion limit
 
+
+# (rule, statement, text before the number, parsed with hex_wargame's forms?)
 NUMBER_SNIPPETS = [
     pytest.param("7.10", f"forbid move when to.units == {HUGE}", "forbid move when to.units == ",
-                 id="integer-literal"),
-    pytest.param("8.18", f"dice two_dice = 2d{HUGE}", "dice two_dice = ", id="dice"),
-    pytest.param("8.14", f"shift {HUGE} left when target has major_fortress", "shift ",
+                 False, id="integer-literal"),
+    pytest.param("8.18", f"dice two_dice = 2d{HUGE}", "dice two_dice = ", False, id="dice"),
+    pytest.param("1.0", f"value v: int = {HUGE}", "value v: int = ", False, id="value"),
+    pytest.param("1.0", f"contribute h = {HUGE} when true", "contribute h = ", False,
+                 id="contribution"),
+    pytest.param("8.14", f"shift 3 left when attack > {HUGE}", "shift 3 left when attack > ",
+                 True, id="in-a-form-expression"),
+    pytest.param("8.14", f"shift {HUGE} left when target has major_fortress", "shift ", True,
                  id="shift"),
     pytest.param("8.23", f"advance into target at least {HUGE} when true",
-                 "advance into target at least ", id="advance"),
+                 "advance into target at least ", True, id="advance"),
     pytest.param("13.2", f'table crt "CRT" {{ columns 1:1 row 2 1/{HUGE} }}',
-                 'table crt "CRT" { columns 1:1 row 2 ', id="table-result"),
+                 'table crt "CRT" { columns 1:1 row 2 ', False, id="table-result"),
     pytest.param("13.2", f'table crt "CRT" {{ columns {HUGE}:1 row 2 1/1 }}',
-                 'table crt "CRT" { columns ', id="table-odds"),
+                 'table crt "CRT" { columns ', False, id="table-odds"),
     pytest.param("13.1", f'table t "T" {{ columns move row clear -{HUGE} }}',
-                 'table t "T" { columns move row clear ', id="signed-table-cell"),
+                 'table t "T" { columns move row clear ', False, id="signed-table-cell"),
 ]
 
 
-@pytest.mark.parametrize("rule, statement, before", [
-    pytest.param(*p.values, marks=pytest.mark.rule(p.values[0]), id=p.id)
+@pytest.mark.parametrize("rule, statement, before, forms", [
+    pytest.param(*p.values, marks=[pytest.mark.rule(p.values[0]), *p.marks], id=p.id)
     for p in NUMBER_SNIPPETS])
 def test_a_number_of_4301_digits_is_a_diagnostic_with_a_caret(rule: str, statement: str,
-                                                                before: str) -> None:
+                                                                before: str,
+                                                                forms: bool) -> None:
     with pytest.raises(RulesSyntaxError) as caught:
-        parse_text(one_rule(rule, statement), "numbers.rules")
+        parse_text(one_rule(rule, statement), "numbers.rules", library_forms() if forms else ())
     diagnostic = only(caught.value.diagnostics)
     assert f"number too long: 4301 digits (at most {MAX_NUMBER_DIGITS})" in diagnostic.message
     assert (diagnostic.span.line, diagnostic.span.column) == (3, 3 + len(before))
@@ -221,6 +225,15 @@ def test_a_number_of_4301_digits_is_a_diagnostic_with_a_caret(rule: str, stateme
     rendered = diagnostic.render().split("\n")
     assert rendered[0].startswith("numbers.rules:3:")
     assert rendered[2].strip().startswith("^")
+
+
+@pytest.mark.rule("8.14")
+def test_a_form_number_of_19_digits_is_refused_like_any_number() -> None:
+    with pytest.raises(RulesSyntaxError) as caught:
+        parse_text(one_rule("8.14", f"shift {'9' * 19} left when true"), "numbers.rules",
+                   library_forms())
+    assert f"number too long: 19 digits (at most {MAX_NUMBER_DIGITS})" in only(
+        caught.value.diagnostics).message
 
 
 @pytest.mark.rule("8.20")
@@ -236,17 +249,41 @@ def test_a_counter_with_4301_digit_steps_is_a_diagnostic() -> None:
 @pytest.mark.rule("8.9")
 def test_a_rule_number_of_4301_digits_is_a_diagnostic() -> None:
     with pytest.raises(RulesSyntaxError) as caught:
-        parse_text(one_rule(f"8.{HUGE}", "cost move = 1"), "numbers.rules")
+        parse_text(one_rule(f"8.{HUGE}", "cost move = 1"), "numbers.rules", library_forms())
     assert "rule number too long" in only(caught.value.diagnostics).message
 
 
+def line_number(name: str, text: str) -> int:
+    """The line of the shipped rulebook's file ``name`` holding ``text`` (once)."""
+    lines = (SHIPPED / name).read_text(encoding="utf-8").split("\n")
+    [number] = [i for i, line in enumerate(lines, 1) if text in line]
+    return number
+
+
 @pytest.mark.rule("8.18")
-def test_the_cli_reports_a_4301_digit_number_without_traceback(tmp_path: Path) -> None:
-    folder = book_copy(tmp_path, {"08-combat.rules": ("2d6", f"2d{HUGE}")})
+@pytest.mark.parametrize("old, new", [
+    pytest.param("2d6", f"2d{HUGE}", id="dice"),
+    pytest.param("shift 3 left when target has major_fortress",
+                 f"shift {HUGE} left when target has major_fortress", id="shift"),
+])
+def test_the_cli_reports_a_4301_digit_number_without_traceback(tmp_path: Path, old: str,
+                                                                 new: str) -> None:
+    folder = book_copy(tmp_path, {"08-combat.rules": (old, new)})
     result = cli("check", str(folder))
-    assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert "08-combat.rules:78:" in result.stderr and "number too long" in result.stderr
+    assert result.returncode == 1
+    line = line_number("08-combat.rules", old)
+    assert f"08-combat.rules:{line}:" in result.stderr and "number too long" in result.stderr
+
+
+@pytest.mark.rule("8.14")
+def test_load_refuses_a_4301_digit_number_in_a_form_with_a_syntax_error(
+        tmp_path: Path) -> None:
+    path = tmp_path / "shift.rules"
+    path.write_text(PRELUDE + one_rule("8.14", f"shift {HUGE} left when true"),
+                    encoding="utf-8")
+    with pytest.raises(RulesSyntaxError, match="number too long: 4301 digits"):
+        cortes_rules.load(path)
 
 
 @pytest.mark.rule("8.20")
@@ -281,30 +318,40 @@ def test_a_line_break_character_in_a_comment_or_string_keeps_the_right_line(char
     assert rendered[1:3] == ["      forbid move whenn to has quagmire", "    " + " " * 14 + "^" * 5]
 
 
-@pytest.mark.rule("7.10")
+# A clause for tests/fixtures/good/minimal.rules naming an unknown name (limt)
+# in a forbid clause: a checker error, not a syntax error.
+UNKNOWN_NAME = "  forbid walk when runner.walked > limt"
+
+
+@pytest.mark.rule("1.0")
 @pytest.mark.parametrize("char", LINE_BREAKS, ids=[f"U+{ord(c):04X}" for c in LINE_BREAKS])
 def test_a_checker_diagnostic_after_a_line_break_character_quotes_its_line(
         tmp_path: Path, char: str) -> None:
     minimal = MINIMAL.read_text(encoding="utf-8")
     path = tmp_path / "breaks.rules"
-    path.write_text(minimal + f'\n# note{char}here\nrule 7.13 "Chinampa city" {{\n'
-                    f'  summary "Costly{char}terrain."\n  forbid move when to has swamp\n}}\n',
+    path.write_text(minimal + f'\n# note{char}here\nrule 2.5 "Tired runners" {{\n'
+                    f'  summary "Worn{char}out."\n{UNKNOWN_NAME}\n}}\n',
                     encoding="utf-8", newline="")
     diagnostic = only(check_path(path))
-    assert diagnostic.span.line == minimal.count("\n") + 5
-    assert diagnostic.source_line == "  forbid move when to has swamp"
-    assert diagnostic.render().split("\n")[1] == "      forbid move when to has swamp"
+    assert "unknown name 'limt'" in diagnostic.message
+    assert diagnostic.rule == "2.5"
+    assert (diagnostic.span.line, diagnostic.span.column) == (minimal.count("\n") + 5, 36)
+    assert diagnostic.source_line == UNKNOWN_NAME
+    assert diagnostic.render().split("\n")[1:3] == ["    " + UNKNOWN_NAME,
+                                                    "    " + " " * 35 + "^" * 4]
 
 
-@pytest.mark.rule("7.10")
+@pytest.mark.rule("1.0")
 def test_a_diagnostic_in_a_crlf_file_quotes_its_line_without_the_cr(tmp_path: Path) -> None:
     path = tmp_path / "crlf.rules"
-    text = (MINIMAL.read_text(encoding="utf-8")
-            + '\nrule 7.13 "Chinampa city" {\n  summary "S."\n  forbid move when to has swamp\n}\n')
+    minimal = MINIMAL.read_text(encoding="utf-8")
+    text = minimal + f'\nrule 2.5 "Tired runners" {{\n  summary "S."\n{UNKNOWN_NAME}\n}}\n'
     path.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
     diagnostic = only(check_path(path))
-    assert diagnostic.source_line == "  forbid move when to has swamp"
-    assert diagnostic.span.column == 27
+    assert "unknown name 'limt'" in diagnostic.message
+    assert diagnostic.source_line == UNKNOWN_NAME
+    assert (diagnostic.span.line, diagnostic.span.column) == (minimal.count("\n") + 4, 36)
+    assert "\r" not in diagnostic.render()
 
 
 @pytest.mark.rule("1.0")
@@ -313,3 +360,45 @@ def test_source_lines_split_at_newlines_only() -> None:
     assert source_lines(text) == ["a\u2028b\x0cc", "d", "", "e"]
     assert [line_of(text, n) for n in (0, 1, 2, 3, 4, 5)] == [
         "", "a\u2028b\x0cc", "d", "", "e", ""]
+
+
+# ------------------------------------------------------------------ map data, 7.7
+DOUBLED_MAPS = [
+    pytest.param("  hex 0101: clear\n  hex 0101: clear\n", "listed twice", None, id="hex-twice"),
+    pytest.param("  hexes 0101 .. 0202: clear\n  hexes 0202 .. 0303: clear\n", "listed twice",
+                 None, id="overlapping-rectangles"),
+    pytest.param("  hex 0101 0101: clear\n", "listed twice", None, id="twice-on-one-line"),
+    pytest.param("  hexes 0101 .. 0202: clear\n  hex 0101: dry\n", "listed twice", None,
+                 id="hex-line-changing-a-rectangle"),
+    pytest.param("  hex 0101: clear, rough\n", "at most one natural terrain", "7.7",
+                 id="two-natural"),
+    pytest.param("  hex 0101: clear, dry, wet\n", "at most one artificial terrain", "7.7",
+                 id="two-artificial"),
+]
+
+
+@pytest.mark.rule("7.7")
+@pytest.mark.parametrize("lines, message, rule", DOUBLED_MAPS)
+def test_doubled_map_data_is_an_error(tmp_path: Path, lines: str, message: str,
+                                      rule: str | None) -> None:
+    text = ('rule 7.7 "Terrain" {\n  summary "Terrain types."\n'
+            '  terrain clear "Clear" natural\n  terrain rough "Rough" natural\n'
+            '  terrain dry "Dry city" artificial\n  terrain wet "Wet city" artificial\n}\n'
+            'map m "M" {\n  grid columns odd low\n' + lines + "}\n")
+    path = tmp_path / "map.rules"
+    path.write_text(text, encoding="utf-8")
+    problems = [d for d in check_path(path) if message in d.message]
+    assert problems, [d.render() for d in check_path(path)]
+    if rule is not None:
+        assert problems[0].rule == rule
+
+
+@pytest.mark.rule("7.7")
+def test_a_hex_line_may_add_terrain_to_a_rectangle_by_repeating_its_terrain(tmp_path):
+    text = ('rule 7.7 "Terrain" {\n  summary "Terrain types."\n'
+            '  terrain clear "Clear" natural\n  terrain dry "Dry city" artificial\n}\n'
+            'map m "M" {\n  grid columns odd low\n  hexes 0101 .. 0202: clear\n'
+            '  hex 0101: clear, dry\n}\n')
+    path = tmp_path / "map.rules"
+    path.write_text(text, encoding="utf-8")
+    assert not [d for d in check_path(path) if "listed twice" in d.message or "7.7" == d.rule]

@@ -49,6 +49,9 @@ TOKENS = [
     "true", "false", "terrain", "natural", "artificial", "clear", "quagmire",
     "causeway", "fortress", "S9", "A1", "steps", "steps 500", "combat 1, 2",
     "counter", "setup", "side", "class", "summary", "optional", "\t", "\r", "\n",
+    "use", "hex_wargame", "form", "hook", "contribute", "function", "value", "attribute",
+    "action", "procedure", "choose", "option", "with", "roll", "draw", "let", "set",
+    "finish", "loop", "break", "{n:int}", "{c:expr}",
     "\x0c", "\u2028", "\x00", "\ufeff", "not " * 300 + "true",
     " or ".join(["true"] * 300), "(" * 300 + "1" + ")" * 300,
 ]
@@ -127,7 +130,7 @@ def play_a_little(state: GameState, picks: list[int]) -> None:
 
 
 @pytest.mark.rule("1.0")
-@settings(max_examples=n(200), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=n(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(damaged=damaged_files(), picks=st.lists(st.integers(0, 50), max_size=25))
 def test_a_damaged_rulebook_loads_or_raises_only_cortes_rules_errors(
         tmp_path: Path, damaged: dict[str, str], picks: list[int]) -> None:
