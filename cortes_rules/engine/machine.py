@@ -26,6 +26,7 @@ from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError
 from . import rng
 from .actions import Action, unchecked_action
+from .codegen import FastCompiler
 from .compile import Compiler, Fn, RulesRuntimeError, dice_outcomes, format_value
 
 CHANCE = "chance"
@@ -77,13 +78,15 @@ class Outcome:
 
 
 class OptionSpec:
-    __slots__ = ("kind", "params", "bindings", "where", "body", "span")
+    __slots__ = ("kind", "params", "bindings", "where", "body", "span", "enum", "clean")
 
     def __init__(self, kind: str, params: tuple[tuple[str, Fn], ...],
                  bindings: tuple[tuple[str, Fn], ...], where: Fn | None, span: Any) -> None:
         self.kind, self.params, self.bindings, self.where = kind, params, bindings, where
         self.body = 0
         self.span = span
+        self.enum: Any = None
+        self.clean = False   # candidates read no parameter or binding before it is set
 
 
 class ChoiceSpec:
@@ -154,6 +157,8 @@ class ActionSpace:
         base += self.kinds["draw"].size
         self.size = base
         self._memo: dict[int, Action] = {}
+        self._numbers: dict[int, tuple[Action, int]] = {}   # id(action) -> (action, number)
+        self._decoded: dict[int, tuple[Kind, tuple[Any, ...]]] = {}
         self._by_base = sorted(self.kinds.values(), key=lambda k: k.base)
 
     def action(self, number: int) -> Action:
@@ -163,9 +168,22 @@ class ActionSpace:
             kind, values = self.decode(number)
             found = unchecked_action(kind.name, tuple(format_value(v) for v in values))
             self._memo[number] = found
+            self._numbers[id(found)] = (found, number)
         return found
 
+    def known(self, action: Any) -> int | None:
+        """The id of an action this space handed out (``action(n)``), else None."""
+        hit = self._numbers.get(id(action))
+        return hit[1] if hit is not None and hit[0] is action else None
+
     def decode(self, number: int) -> tuple[Kind, tuple[Any, ...]]:
+        found = self._decoded.get(number)
+        if found is None:
+            found = self._decode(number)
+            self._decoded[number] = found
+        return found
+
+    def _decode(self, number: int) -> tuple[Kind, tuple[Any, ...]]:
         if not 0 <= number < self.size:
             raise NotationError(f"no action has id {number}")
         kind = next(k for k in reversed(self._by_base) if k.base <= number and k.size)
@@ -224,6 +242,8 @@ class Machine:
         self.program = program
         self.world = world = World(program)
         self.compiler = Compiler(world, program)
+        self.fast = FastCompiler(world, program, self.compiler)
+        self.fast.machine = self
         self.space = ActionSpace(world, program)
         c = self.compiler
         # forbids and permits by action kind
@@ -300,7 +320,8 @@ class _ProcCompiler:
         return len(self.proc.code)
 
     def x(self, node: ir.Expr) -> Fn:
-        return self.m.compiler.expr(node, self.proc.rule)
+        ref = self.m.compiler.expr(node, self.proc.rule)
+        return self.m.fast.root(node, ref)
 
     def body(self, statements: Iterable[ir.Stmt]) -> None:
         for st in statements:
@@ -409,6 +430,10 @@ class _ProcCompiler:
                            tuple((n, self.x(e)) for n, e in option.bindings),
                            self.x(option.where) if option.where is not None else None,
                            option.span)
+            kind = self.m.space.kinds.get(option.kind)
+            if kind is not None:
+                o.enum = self.m.fast.enumerator(option, kind)
+                o.clean = self.m.fast.reads_in_order(option)
             o.body = self.here()
             self.block(option.body)
             ends.append(self.emit(NOP))
@@ -473,6 +498,7 @@ class GameState:
         self.trail: set[str] | None = None   # rules drawn on, while with_rules() keeps count
         self._log: tuple[Any, ...] | None = None   # (entry, previous) chain
         self._history: tuple[Any, ...] | None = None
+        self._legal: list[list[int]] | None = None   # legal ids by option, this position
         for piece_id, place_id in (positions or {}).items():
             piece = world.piece.get(piece_id)
             if piece is None:
@@ -551,6 +577,7 @@ class GameState:
         if name not in self.piece_attrs:
             raise CortesRulesError(f"a piece has no declared attribute {name!r}")
         self.piece_attrs[name][piece.index] = value
+        self._legal = None
 
     def positions(self) -> dict[str, str]:
         """Where every placed piece is: piece id -> place id, in piece order."""
@@ -684,8 +711,13 @@ class GameState:
             env = dict(env)
             env[spec.name] = self._sealed_next(spec, frame[2])
         ids: list[int] = []
+        segments: list[list[int]] = []
         for option in spec.options:
-            self._candidates(option, env, ids)
+            found: list[int] = []
+            self._candidates(option, env, found)
+            segments.append(found)
+            ids += found
+        self._legal = segments
         ids.sort()
         return ids
 
@@ -693,7 +725,19 @@ class GameState:
         action = self.machine.space.action
         return [action(n) for n in self.legal_action_ids()]
 
-    def _candidates(self, option: OptionSpec, env: dict[str, Any], out: list[int]) -> None:
+    def _candidates(self, option: OptionSpec, env: dict[str, Any], out: list[int],
+                    stop: bool = False) -> None:
+        if option.enum is not None:
+            mark = len(out)
+            try:
+                option.enum(self, env, out, stop)
+                return
+            except Exception:
+                del out[mark:]
+        self._reference_candidates(option, env, out)
+
+    def _reference_candidates(self, option: OptionSpec, env: dict[str, Any],
+                              out: list[int]) -> None:
         kind = self.machine.space.kinds[option.kind]
         forbids = self.machine.forbids.get(option.kind, ())
         scratch = dict(env)
@@ -856,12 +900,22 @@ class GameState:
             number = action
             kind, values = space.decode(number)
         else:
-            kind, values = space.parse(action)
-            number = kind.encode(values)
-        reasons, option, scratch = self._reasons(kind, values)
-        if reasons:
-            raise IllegalActionError(space.action(number), reasons)
+            known = space.known(action)
+            if known is not None:
+                number = known
+                kind, values = space.decode(number)
+            else:
+                kind, values = space.parse(action)
+                number = kind.encode(values)
+        found = self._listed(kind, number, values)
+        if found is not None:
+            option, scratch = found
+        else:
+            reasons, option, scratch = self._reasons(kind, values)
+            if reasons:
+                raise IllegalActionError(space.action(number), reasons)
         snapshot = self.clone()
+        self._legal = None
         try:
             self._resume(kind, values, option, scratch)
             self._history = (space.action(number), self._history)
@@ -872,6 +926,37 @@ class GameState:
         except RecursionError:
             self._restore(snapshot)
             raise RulesRuntimeError("the rules call procedures too deeply") from None
+
+    def _listed(self, kind: Kind, number: int, values: tuple[Any, ...]
+                ) -> tuple[OptionSpec, dict[str, Any]] | None:
+        """The option and bindings of an action found legal by ``legal_action_ids`` just before.
+
+        Only for options whose candidates read no parameter or binding before
+        it is set (then the enumeration and :meth:`_reasons` agree); None
+        when the action was not listed, so that :meth:`_reasons` decides.
+        """
+        segments = self._legal
+        if segments is None:
+            return None
+        pending = self._pending()
+        if pending is None or pending[0] not in (CHOOSE, SEALED):
+            return None
+        op, ins, frame = pending
+        spec: ChoiceSpec = ins[1]
+        for option, found in zip(spec.options, segments, strict=True):
+            if option.kind != kind.name:
+                continue
+            if not option.clean or number not in found:
+                return None
+            scratch = dict(frame[2])
+            if op == SEALED:
+                scratch[spec.name] = self._sealed_next(spec, frame[2])
+            for (name, _), value in zip(option.params, values, strict=False):
+                scratch[name] = value
+            for name, fn in option.bindings:
+                scratch[name] = fn(self, scratch)
+            return option, scratch
+        return None
 
     def _resume(self, kind: Kind, values: tuple[Any, ...], option: OptionSpec | None,
                 scratch: dict[str, Any]) -> None:
@@ -1055,7 +1140,7 @@ class GameState:
             use[spec.name] = self._sealed_next(spec, env)
         ids: list[int] = []
         for option in spec.options:
-            self._candidates(option, use, ids)
+            self._candidates(option, use, ids, True)
             if ids:
                 return
         raise RulesRuntimeError(f"a choice in procedure {proc.name} has no legal action",
