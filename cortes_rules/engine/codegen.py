@@ -1177,10 +1177,12 @@ class FastCompiler:
         return False
 
     # ------------------------------------------------------------ building
-    def build(self, name: str, params: str, body: list[str], gen: _Gen) -> Any:
+    def build(self, name: str, params: str, body: list[str], gen: _Gen | None) -> Any:
         head = [f"def {name}({params}):"]
-        pre = ["    " + f"{var} = env.get({n!r}, MISS)" for n, var in gen.preloads.items()]
-        pre += ["    " + f"{gen.keys[n]} = memo_key({gen.preloads[n]})" for n in gen.keys]
+        pre: list[str] = []
+        if gen is not None:
+            pre = ["    " + f"{var} = env.get({n!r}, MISS)" for n, var in gen.preloads.items()]
+            pre += ["    " + f"{gen.keys[n]} = memo_key({gen.preloads[n]})" for n in gen.keys]
         source = "\n".join(head + pre + body) + "\n"
         code = compile(source, f"<rules:{name}>", "exec")
         scope: dict[str, Any] = {}

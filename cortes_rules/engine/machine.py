@@ -36,7 +36,10 @@ INT_RANGE = 1024
 # Opcodes.
 (LET, SET_VAR, SET_ATTR, PUT, JUMP, JUMP_IF_NOT, FOR_INIT, FOR_NEXT, CALL, RETURN, CHOOSE,
  SEALED, DISPATCH, ROLL, DRAW, LOG, FINISH, FAIL, REVEAL, NOP, PHASE, TURN_END,
- CALL_PHASE) = range(23)
+ CALL_PHASE, REGION) = range(24)
+# REGION runs a stretch of statements that never pauses, compiled to one Python
+# function (see _ProcCompiler.region); it returns how many instructions the
+# statements would have taken, for the step budget.
 _PAUSES = (CHOOSE, SEALED, ROLL, DRAW)
 
 
@@ -244,6 +247,8 @@ class Machine:
         self.compiler = Compiler(world, program)
         self.fast = FastCompiler(world, program, self.compiler)
         self.fast.machine = self
+        self.fast.ns.update(RulesRuntimeError=RulesRuntimeError, _sort_key=_sort_key)
+        self.regions = True
         self.space = ActionSpace(world, program)
         c = self.compiler
         # forbids and permits by action kind
@@ -324,12 +329,27 @@ class _ProcCompiler:
         return self.m.fast.root(node, ref)
 
     def body(self, statements: Iterable[ir.Stmt]) -> None:
-        for st in statements:
-            self.stmt(st)
+        self.block(statements)
 
     def block(self, statements: Iterable[ir.Stmt]) -> None:
+        run: list[ir.Stmt] = []
         for st in statements:
+            if self.m.regions and _straight(st, False):
+                run.append(st)
+                continue
+            self.flush(run)
+            run = []
             self.stmt(st)
+        self.flush(run)
+
+    def flush(self, run: list[ir.Stmt]) -> None:
+        """Statements that never pause: one REGION when worth it, else instructions."""
+        if not run:
+            return
+        if len(run) == 1 and not isinstance(run[0], (ir.If, ir.ForEach)):
+            self.stmt(run[0])
+            return
+        self.emit(REGION, _RegionCompiler(self).compile(run))
 
     def stmt(self, st: ir.Stmt) -> None:
         if isinstance(st, ir.Let):
@@ -458,6 +478,152 @@ class _ProcCompiler:
             last = match.end()
         parts.append(text[last:])
         return tuple(parts)
+
+
+def _straight(st: ir.Stmt, in_loop: bool) -> bool:
+    """Whether a statement runs to its end without pausing, calling or leaving its block."""
+    if isinstance(st, (ir.Let, ir.SetStmt, ir.Put, ir.Log, ir.Reveal, ir.Shuffle, ir.Fail)):
+        return True
+    if isinstance(st, (ir.Break, ir.Continue)):
+        return in_loop
+    if isinstance(st, ir.If):
+        return all(_straight(x, in_loop) for x in (*st.then, *st.otherwise))
+    if isinstance(st, ir.ForEach):
+        return all(_straight(x, True) for x in st.body)
+    return False
+
+
+class _RegionCompiler:
+    """Statements that never pause, compiled to one Python function ``f(s, env) -> n``.
+
+    Each statement does what its instructions do, in the same order, with the
+    same expressions (the procedure's own compiled functions); ``n`` counts the
+    instructions they stand for, so the step budget runs down as before.
+    """
+
+    def __init__(self, owner: _ProcCompiler) -> None:
+        self.owner = owner
+        self.fast = owner.m.fast
+        self.lines: list[str] = []
+        self.ind = 1
+
+    def w(self, line: str) -> None:
+        self.lines.append("    " * self.ind + line)
+
+    def k(self, obj: Any) -> str:
+        return str(self.fast.const(obj))
+
+    def fn(self, node: ir.Expr) -> str:
+        return self.k(self.owner.x(node))
+
+    def compile(self, run: list[ir.Stmt]) -> Any:
+        self.w("n = 0")
+        for st in run:
+            self.stmt(st)
+        self.w("return n")
+        name = self.fast.fresh("region")
+        return self.fast.build(name, "s, env", self.lines, None)
+
+    def stmt(self, st: ir.Stmt) -> None:
+        proc = self.k(self.owner.proc)
+        if isinstance(st, ir.Let):
+            self.w("n += 1")
+            self.w(f"env[{st.name!r}] = {self.fn(st.value)}(s, env)")
+        elif isinstance(st, ir.SetStmt) and isinstance(st.target, ir.Name):
+            name = st.target.id
+            self.w("n += 1")
+            self.w(f"v = {self.fn(st.value)}(s, env)")
+            self.w(f"if {name!r} in env: env[{name!r}] = v")
+            self.w(f"elif {name!r} in s.values: s.values[{name!r}] = v")
+            self.w(f"else: raise RulesRuntimeError({f'set {name}: no such variable or value'!r}"
+                   f", {self.k(st.span)}, {proc}.rule)")
+        elif isinstance(st, ir.SetStmt):
+            assert isinstance(st.target, ir.Attr)
+            name = st.target.name
+            self.w("n += 1")
+            self.w(f"o = {self.fn(st.target.obj)}(s, env)")
+            self.w(f"v = {self.fn(st.value)}(s, env)")
+            if name in self.fast.ref.piece_attributes:
+                self.w(f"if type(o) is Piece: s.piece_attrs[{name!r}][o.index] = v")
+                self.w(f"else: s._set_attr(o, {name!r}, v, {self.k(st.span)}, {proc})")
+            elif name in self.fast.ref.place_attributes:
+                self.w(f"if type(o) is Place: s.place_attrs[{name!r}][o.index] = v")
+                self.w(f"else: s._set_attr(o, {name!r}, v, {self.k(st.span)}, {proc})")
+            else:
+                self.w(f"s._set_attr(o, {name!r}, v, {self.k(st.span)}, {proc})")
+        elif isinstance(st, ir.Put):
+            self.w("n += 1")
+            self.w(f"s._put_op({self.fn(st.pieces)}(s, env), {self.fn(st.place)}(s, env), "
+                   f"{self.k(st.span)}, {proc})")
+        elif isinstance(st, ir.Log):
+            o = self.owner
+            ins = (LOG, o.template(st.text, st.span),
+                   o.x(st.cite) if st.cite is not None else None,
+                   o.x(st.to) if st.to is not None else None)
+            self.w("n += 1")
+            self.w(f"s._log_line({self.k(ins)}, env)")
+        elif isinstance(st, ir.Reveal):
+            self.w("n += 1")
+            self.w(f"s._reveal({self.fn(st.pieces)}(s, env), {self.fn(st.to)}(s, env))")
+        elif isinstance(st, ir.Shuffle):
+            self.w("n += 1")
+        elif isinstance(st, ir.Fail):
+            self.w("n += 1")
+            self.w(f"raise RulesRuntimeError({st.message!r}, {self.k(st.span)}, {proc}.rule)")
+        elif isinstance(st, ir.Break):
+            self.w("n += 1")
+            self.w("break")
+        elif isinstance(st, ir.Continue):
+            self.w("n += 1")
+            self.w("continue")
+        elif isinstance(st, ir.If):
+            self.w("n += 1")
+            self.w(f"if {self.fn(st.test)}(s, env):")
+            self.ind += 1
+            self.w("pass")
+            for x in st.then:
+                self.stmt(x)
+            if st.otherwise:
+                self.w("n += 1")
+            self.ind -= 1
+            if st.otherwise:
+                self.w("else:")
+                self.ind += 1
+                for x in st.otherwise:
+                    self.stmt(x)
+                self.ind -= 1
+        elif isinstance(st, ir.ForEach):
+            self.owner.counter += 1
+            key = f"$for{self.owner.counter}"
+            items, i, found = (self.fast.fresh(p) for p in ("items", "i", "found"))
+            self.w("n += 1")
+            self.w(f"{items} = {self.fn(st.domain)}(s, env)")
+            self.w(f"if isinstance({items}, frozenset): "
+                   f"{items} = tuple(sorted({items}, key=_sort_key))")
+            self.w(f"{items} = tuple({items})")
+            self.w(f"env[{key!r}] = ({items}, 0)")
+            self.w(f"{i} = 0")
+            self.w("while True:")
+            self.ind += 1
+            self.w("n += 1")
+            self.w(f"{found} = False")
+            self.w(f"while {i} < len({items}):")
+            self.ind += 1
+            self.w(f"env[{st.name!r}] = {items}[{i}]")
+            self.w(f"{i} += 1")
+            if st.where is not None:
+                self.w(f"if {self.fn(st.where)}(s, env): {found} = True; break")
+            else:
+                self.w(f"{found} = True; break")
+            self.ind -= 1
+            self.w(f"env[{key!r}] = ({items}, {i})")
+            self.w(f"if not {found}: break")
+            for x in st.body:
+                self.stmt(x)
+            self.w("n += 1")
+            self.ind -= 1
+        else:  # pragma: no cover - _straight admits no other statement
+            raise AssertionError(type(st).__name__)
 
 
 # ============================================================ the state
@@ -908,6 +1074,7 @@ class GameState:
                 kind, values = space.parse(action)
                 number = kind.encode(values)
         found = self._listed(kind, number, values)
+        option: OptionSpec | None
         if found is not None:
             option, scratch = found
         else:
@@ -1028,6 +1195,11 @@ class GameState:
             frame[1] = pc + 1
             if op == LET:
                 env[ins[1]] = ins[2](self, env)
+            elif op == REGION:
+                budget -= ins[1](self, env) - 1
+                if budget <= 0:
+                    raise RulesRuntimeError(f"procedure {proc.name} runs on without reaching a "
+                                            "decision", proc.span, proc.rule)
             elif op == JUMP:
                 frame[1] = ins[1]
             elif op == JUMP_IF_NOT:
@@ -1062,15 +1234,7 @@ class GameState:
             elif op == SET_ATTR:
                 self._set_attr(ins[1](self, env), ins[2], ins[3](self, env), ins[4], proc)
             elif op == PUT:
-                what, where_to = ins[1](self, env), ins[2](self, env)
-                if where_to is not None and not isinstance(where_to, Place):
-                    raise RulesRuntimeError(f"cannot put pieces into {where_to!r}", ins[3],
-                                            proc.rule)
-                for piece in (what if isinstance(what, (tuple, frozenset, list)) else (what,)):
-                    if not isinstance(piece, Piece):
-                        raise RulesRuntimeError(f"cannot put {piece!r}: not a piece", ins[3],
-                                                proc.rule)
-                    self._put(piece, where_to)
+                self._put_op(ins[1](self, env), ins[2](self, env), ins[3], proc)
             elif op == CALL:
                 target = self.machine.proc(ins[1], ins[3], proc.rule)
                 args = ins[2]
@@ -1109,12 +1273,7 @@ class GameState:
             elif op == FAIL:
                 raise RulesRuntimeError(ins[1], ins[2], proc.rule)
             elif op == REVEAL:
-                pieces = ins[1](self, env)
-                to = ins[2](self, env)
-                pieces = pieces if isinstance(pieces, (tuple, frozenset)) else (pieces,)
-                viewers = to if isinstance(to, (tuple, frozenset)) else (to,)
-                self.revealed = self.revealed | {(p.index, v.index) for p in pieces
-                                                 for v in viewers}
+                self._reveal(ins[1](self, env), ins[2](self, env))
             elif op == PHASE:
                 self.phase_index = ins[1]
             elif op == CALL_PHASE:
@@ -1131,6 +1290,19 @@ class GameState:
                     self.turn = self.turn_limit
                     self._finish(None, f"the turn limit ({self.turn_limit}) was reached")
                     return
+
+    def _put_op(self, what: Any, where_to: Any, span: Any, proc: Proc) -> None:
+        if where_to is not None and not isinstance(where_to, Place):
+            raise RulesRuntimeError(f"cannot put pieces into {where_to!r}", span, proc.rule)
+        for piece in (what if isinstance(what, (tuple, frozenset, list)) else (what,)):
+            if not isinstance(piece, Piece):
+                raise RulesRuntimeError(f"cannot put {piece!r}: not a piece", span, proc.rule)
+            self._put(piece, where_to)
+
+    def _reveal(self, pieces: Any, to: Any) -> None:
+        pieces = pieces if isinstance(pieces, (tuple, frozenset)) else (pieces,)
+        viewers = to if isinstance(to, (tuple, frozenset)) else (to,)
+        self.revealed = self.revealed | {(p.index, v.index) for p in pieces for v in viewers}
 
     def _check_live(self, spec: ChoiceSpec, env: dict[str, Any], proc: Proc) -> None:
         """A decision with no legal action is a broken rulebook, named as such."""
