@@ -32,6 +32,7 @@ Nothing here knows a game: it compiles whatever the rulebook states.
 from __future__ import annotations
 
 import ast
+import operator
 import re
 from collections.abc import Callable, Iterable
 from fractions import Fraction
@@ -380,6 +381,51 @@ class _Gen:
         self.keys: dict[str, str] = {}
         self.scopes: list[_Scope] = []
         self.open_scope()
+        # While generating the body of a cached loop: note what state is read.
+        self.recording = False
+        self.record_level = 0
+        # Values are kept per iteration of loops at or above this depth only (see
+        # expression()).
+        self.floor = 0
+
+    def expression(self, node: ir.Expr, locs: dict[str, str]) -> str:
+        """One evaluation of an expression, in code that also changes the state.
+
+        The variables named in ``locs`` are read from those Python locals, the
+        others from ``env`` when the evaluation starts; nothing computed here is
+        kept beyond it.
+        """
+        saved = (self.preloads, self.keys, self.floor)
+        self.preloads, self.keys = {}, {}
+        self.open_scope()
+        scope = self.scopes[-1]
+        self.floor = self.depth
+        ctx = _Ctx(True, {n: _Local(v, True, self.depth) for n, v in locs.items()})
+        value = self.atom(self.x(node, ctx))
+        self.scopes.pop()
+        pad = "    " * scope.indent
+        head = [f"{pad}{var} = env.get({n!r}, MISS)" for n, var in self.preloads.items()]
+        head += [f"{pad}{self.keys[n]} = memo_key({self.preloads[n]})" for n in self.keys]
+        if scope.inits:
+            head.append(pad + " = ".join(scope.inits) + " = MISS")
+        self.lines[scope.placeholder] = "\n".join(head) if head else pad + "pass"
+        self.preloads, self.keys, self.floor = saved
+        return value
+
+    def rec(self, what: str, obj: str = "") -> None:
+        """Note a read of the state: of a piece, a place, the rest, or something unknown."""
+        if not self.recording:
+            return
+        if what == "piece":
+            self.w(f"RP.append({obj}.index)")
+        elif what == "holds":
+            self.w(f"RO.append({obj}.index)")
+        elif what == "place":
+            self.w(f"RA.append({obj}.index)")
+        elif what == "global":
+            self.w("RG = True")
+        else:
+            self.w("RX = True")
 
     # ------------------------------------------------------------ scopes
     @property
@@ -491,6 +537,7 @@ class _Gen:
         """Leave a node to the reference closure, with the variables in scope."""
         fn = self.fast.ref._compile(node)
         t = self.tmp()
+        self.rec("unknown")
         self.w(f"{t} = {self.k(fn)}(s, {self.materialise(ctx)})")
         return t
 
@@ -518,9 +565,11 @@ class _Gen:
                 if not loc.definite:
                     return None
                 deps.append((name, loc))
-        level = max((loc.level for _, loc in deps), default=0)
+        level = max(max((loc.level for _, loc in deps), default=0), self.floor)
         if level >= self.depth:
             return None
+        if self.recording and level < self.record_level:
+            self.rec("unknown")   # computed once for many cached iterations
         key = (shape(node), ctx.env, tuple(sorted((n, loc.var) for n, loc in deps)))
         scope = self.scopes[level]
         var = scope.cache.get(key)
@@ -629,6 +678,8 @@ class _Gen:
             return self.global_value(name, node, ctx)
         simple = self.simple_global(name)
         if simple is not None:
+            if self.fast.resolve(name)[0] in ("value", "turn"):
+                self.rec("global")
             return f"({source} if {source} is not MISS else {simple})"
         t = self.tmp()
         self.w(f"{t} = {source}")
@@ -663,6 +714,8 @@ class _Gen:
             return f"_unknown({name!r})"
         simple = self.simple_global(name)
         assert simple is not None
+        if kind in ("value", "turn"):
+            self.rec("global")
         return simple
 
     def trail_rule(self, rule: str, ctx: _Ctx) -> None:
@@ -722,10 +775,12 @@ class _Gen:
             self.pop()
             word = "elif"
         if word == "if":
+            self.rec("unknown")
             self.w(f"{t} = {getter}(s, {obj})")
             return t
         self.w("else:")
         self.push()
+        self.rec("unknown")
         self.w(f"{t} = {getter}(s, {obj})")
         self.pop()
         return t
@@ -735,11 +790,16 @@ class _Gen:
         declared = {"piece": ref.piece_attributes, "place": ref.place_attributes,
                     "player": ref.player_attributes}[owner]
         if name in declared:
+            self.rec("global" if owner == "player" else owner, obj)
             return f"s.{owner}_attrs[{name!r}][{obj}.index]"
         decl = ref._derived_decls.get((owner, name))
         if decl is not None:
             inner = ctx.fresh(owner, _Local(obj, True, self.depth), ("derive", owner, name))
             return self.x(decl.expr, inner)
+        if (owner, name) == ("piece", "place"):
+            self.rec("piece", obj)
+        elif (owner, name) == ("place", "pieces"):
+            self.rec("holds", obj)
         if owner == "piece":
             simple = {"place": f"s.where[{obj}.index]", "side": f"{obj}.side",
                       "class": f"{obj}.cls", "id": f"{obj}.id"}
@@ -891,10 +951,12 @@ class _Gen:
         if name in fast.ref.simple:
             return f"{self.k(fast.ref.simple[name])}({', '.join(args)})"
         if name == "allowed" and len(args) == 1:
+            self.rec("unknown")
             return f"s.allowed({args[0]}, {self.materialise(ctx)})"
         if name == "next_player" and len(args) == 1:
             return f"s.next_player({args[0]})"
         if name == "rolled":
+            self.rec("global")
             return "s.last_roll"
         raise _Unsupported(name)
 
@@ -928,6 +990,7 @@ class _Gen:
         self.w("except Exception:")
         self.push()
         self.w(f"s.trail = {saved}")
+        self.rec("unknown")
         if ctx.trail:
             self.w(f"{saved}.clear(); {saved} |= {snap}")
         fn = self.fast.ref._compile(node)
@@ -1063,6 +1126,7 @@ class FastCompiler:
         self.machine: Any = None
         self.folding = folding
         self.hoisting = True
+        self.caching = True
         self.purity = Purity(self)
         self.memos: list[dict[Any, Any]] = []
         self._counter = 0
@@ -1101,10 +1165,13 @@ class FastCompiler:
             "_rule_key": _rule_key, "_truth": _truth, "_as_iterable": _as_iterable,
             "_ITERABLE": _ITERABLE, "_hexside": hexside, "_is_number": _is_number,
             "_first_item": _first_item, "_unknown": _unknown, "format_value": format_value,
-            "_fallback": _fallback, "TrailKept": TrailKept,
+            "_fallback": _fallback, "TrailKept": TrailKept, "_entry": _entry,
         }
 
     # ------------------------------------------------------------ helpers
+    def generator(self, indent: int) -> _Gen:
+        return _Gen(self, indent)
+
     def fresh(self, prefix: str) -> str:
         self._counter += 1
         return f"{prefix}_{self._counter}"
@@ -1238,19 +1305,27 @@ class FastCompiler:
 
     def _enumerator(self, gen: _Gen, option: ir.Option, kind: Any) -> Callable[..., None]:
         names = [p.name for p in option.params] + [n for n, _ in option.bindings]
+        clean = self.reads_in_order(option)
+        cached = self.caching and clean and len(option.params) >= 2
         locs: dict[str, _Local] = {}
         for n in dict.fromkeys(names):
             var = self.fresh("o_" + _IDENT.sub("_", n))
-            gen.w(f"{var} = {gen.envvar(n)}")
+            # In a clean option no name is read before it is set: its old value is moot.
+            gen.w(f"{var} = {'MISS' if clean else gen.envvar(n)}")
             locs[n] = _Local(var, False)
         ctx = _Ctx(True, dict(locs))
         sizes = [len(i) for i in kind.index]
         count = min(len(kind.index), len(option.params))
         index_names = [self.const(kind.index[i]) for i in range(count)]
-        for param in option.params:
+        setup = len(gen.lines)   # where the cache is fetched, once the env names are known
+        gen.lines.append("")
+        for i, param in enumerate(option.params):
             domain = gen.x(param.domain, ctx)
             var = locs[param.name].var
-            gen.loop(var, domain)
+            if i == 0 and cached:
+                self._cached_loop_head(gen, var, domain)
+            else:
+                gen.loop(var, domain)
             ctx = ctx.bind(**{param.name: _Local(var, True, gen.depth)})
         ok = self.fresh("ok")
         gen.w(f"{ok} = False")
@@ -1279,8 +1354,70 @@ class FastCompiler:
         gen.w(f"out.append({number})")
         gen.w("if stop: return")
         gen.pop()
+        if cached:
+            # Close the inner loops, then keep what the outer iteration found.
+            while gen.depth > 1:
+                gen.end_loop()
+            gen.w("if not RX: ENTRIES[EK] = _entry(s, RP, RO, RA, RG, out, MARK)")
+            gen.recording = False
+            site = self.const(object())
+            sig = ", ".join(f"memo_key({v})" for v in gen.preloads.values())
+            gen.lines[setup] = "\n".join([
+                f"    SIG = ({sig}{',' if gen.preloads else ''})",
+                f"    ENTRIES = s._ecache.get(({site}, SIG))",
+                "    if ENTRIES is None:",
+                f"        ENTRIES = s._ecache[({site}, SIG)] = {{}}",
+                "    VP = s.vp",
+                "    VO = s.vo",
+                "    VA = s.va"])
         fn = self.build(self.fresh("enum"), "s, env, out, stop", gen.finish(), gen)
         return fn  # type: ignore[no-any-return]
+
+    def _cached_loop_head(self, gen: _Gen, var: str, domain: str) -> None:
+        """The outer loop of a cached enumeration: reuse an iteration's ids while the
+        stamps of everything it read are unchanged; else run it, noting what it reads."""
+        gen.w(f"for {var} in {domain}:")
+        gen.push()
+        gen.w(f"EK = {var} if type({var}) in _PLAIN_KEYS else memo_key({var})")
+        gen.w("E = ENTRIES.get(EK)")
+        gen.w("if E is not None and E[0](VP) == E[1] and E[2](VO) == E[3] "
+              "and E[4](VA) == E[5] and (E[6] is None or E[6] == s.vg):")
+        gen.push()
+        gen.w("if E[7]:")
+        gen.push()
+        gen.w("out.extend(E[7])")
+        gen.w("if stop: return")
+        gen.pop()
+        gen.w("continue")
+        gen.pop()
+        gen.w("RP = []; RO = []; RA = []; RG = False; RX = False; MARK = len(out)")
+        gen.open_scope()
+        gen.recording = True
+        gen.record_level = gen.depth
+
+
+def _stamps(indices: list[int]) -> Callable[[list[int]], tuple[int, ...]]:
+    """A function reading the stamps at some indexes, as a tuple."""
+    found = sorted(set(indices))
+    if not found:
+        return _no_stamps
+    if len(found) == 1:
+        only = found[0]
+        return lambda stamps: (stamps[only],)
+    getter: Callable[[list[int]], tuple[int, ...]] = operator.itemgetter(*found)
+    return getter
+
+
+def _no_stamps(stamps: list[int]) -> tuple[int, ...]:
+    return ()
+
+
+def _entry(s: State, pieces: list[int], holds: list[int], places: list[int], rest: bool,
+           out: list[int], mark: int) -> tuple[Any, ...]:
+    """What a cached iteration found (its ids), with the stamps of what it read."""
+    by_piece, by_holds, by_place = _stamps(pieces), _stamps(holds), _stamps(places)
+    return (by_piece, by_piece(s.vp), by_holds, by_holds(s.vo), by_place, by_place(s.va),
+            s.vg if rest else None, tuple(out[mark:]))
 
 
 def _unknown(name: str) -> Any:

@@ -15,6 +15,7 @@ every refusal names the rule of the clause that forbids it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
@@ -31,6 +32,20 @@ from .compile import Compiler, Fn, RulesRuntimeError, dice_outcomes, format_valu
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
+# Every write to the state is stamped with a number drawn from this one counter,
+# so that a stamp names one write wherever the state was copied since.
+tick = itertools.count(1).__next__
+_SCALARS = frozenset({int, bool, str, type(None), Fraction})
+
+
+def _store(values: list[Any], stamps: list[int], index: int, value: Any) -> None:
+    """Write a value, stamping the write unless the value there is the same already."""
+    old = values[index]
+    if old is value or (type(old) is type(value) and type(value) in _SCALARS
+                        and old == value):
+        return
+    values[index] = value
+    stamps[index] = tick()
 INT_RANGE = 1024
 
 # Opcodes.
@@ -44,14 +59,49 @@ _PAUSES = (CHOOSE, SEALED, ROLL, DRAW)
 
 
 class LogEntry:
-    """One line of a game's log, with the rules it cites and who may read it."""
+    """One line of a game's log, with the rules it cites and who may read it.
 
-    __slots__ = ("turn", "phase", "text", "rules", "audience")
+    The interpreter keeps the values a line shows and the rules it cites as
+    they were, and writes the text (and sorts the rules) only when read.
+    """
+
+    __slots__ = ("turn", "phase", "_text", "_rules", "audience", "_parts", "_values", "_cited")
 
     def __init__(self, turn: int, phase: str, text: str, rules: tuple[str, ...],
                  audience: frozenset[str] | None) -> None:
-        self.turn, self.phase, self.text, self.rules = turn, phase, text, rules
+        self.turn, self.phase, self._text, self._rules = turn, phase, text, rules
         self.audience = audience
+        self._parts: tuple[Any, ...] = ()
+        self._values: tuple[Any, ...] = ()
+        self._cited: Any = None
+
+    @classmethod
+    def later(cls, turn: int, phase: str, parts: tuple[Any, ...], values: tuple[Any, ...],
+              cited: Any, audience: frozenset[str] | None) -> LogEntry:
+        """A line whose text is written from a template and values when first read."""
+        entry = cls(turn, phase, "", (), audience)
+        entry._text, entry._rules = None, None   # type: ignore[assignment]
+        entry._parts, entry._values, entry._cited = parts, values, cited
+        return entry
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            values = iter(self._values)
+            self._text = "".join(p if isinstance(p, str) else format_value(next(values))
+                                 for p in self._parts)
+        return self._text
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        if self._rules is None:
+            cited = self._cited
+            if cited is None:
+                self._rules = ()
+            else:
+                cited = cited if isinstance(cited, (tuple, frozenset, list)) else (cited,)
+                self._rules = tuple(sorted({str(r) for r in cited if r}, key=rule_order))
+        return self._rules
 
     def visible_to(self, player: str | None) -> bool:
         return self.audience is None or (player is not None and player in self.audience)
@@ -247,7 +297,8 @@ class Machine:
         self.compiler = Compiler(world, program)
         self.fast = FastCompiler(world, program, self.compiler)
         self.fast.machine = self
-        self.fast.ns.update(RulesRuntimeError=RulesRuntimeError, _sort_key=_sort_key)
+        self.fast.ns.update(RulesRuntimeError=RulesRuntimeError, _sort_key=_sort_key, tick=tick,
+                            _store=_store, _SCALARS=_SCALARS)
         self.regions = True
         self.space = ActionSpace(world, program)
         c = self.compiler
@@ -496,134 +547,213 @@ def _straight(st: ir.Stmt, in_loop: bool) -> bool:
 class _RegionCompiler:
     """Statements that never pause, compiled to one Python function ``f(s, env) -> n``.
 
-    Each statement does what its instructions do, in the same order, with the
-    same expressions (the procedure's own compiled functions); ``n`` counts the
-    instructions they stand for, so the step budget runs down as before.
+    Each statement does what its instructions do, in the same order. Its
+    expressions are compiled in line, each as one evaluation (it reads the
+    variables as they are when it runs, and if it raises, the procedure's own
+    compiled function for it runs instead, which reports errors as the
+    reference does); ``n`` counts the instructions the statements stand for, so
+    the step budget runs down as before. The variable of a ``for each`` that
+    its body never sets is read from a Python local.
     """
 
     def __init__(self, owner: _ProcCompiler) -> None:
         self.owner = owner
         self.fast = owner.m.fast
-        self.lines: list[str] = []
-        self.ind = 1
+        self.gen = self.fast.generator(indent=1)
+        self.locs: dict[str, str] = {}
+        self.pending = 0
 
     def w(self, line: str) -> None:
-        self.lines.append("    " * self.ind + line)
+        self.gen.w(line)
 
     def k(self, obj: Any) -> str:
         return str(self.fast.const(obj))
 
-    def fn(self, node: ir.Expr) -> str:
-        return self.k(self.owner.x(node))
+    def value(self, node: ir.Expr) -> str:
+        """Emit the evaluation of an expression; return a local or literal holding it."""
+        gen = self.gen
+        root = self.k(self.owner.x(node))
+        if isinstance(node, (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit)):
+            return repr(node.value) if not isinstance(node, ir.NoneLit) else "None"
+        if isinstance(node, ir.Name) and node.id in self.locs:
+            return self.locs[node.id]
+        t = self.fast.fresh("v")
+        self.w("try:")
+        gen.push()
+        self.w(f"{t} = {gen.expression(node, self.locs)}")
+        gen.pop()
+        self.w("except Exception:")
+        self.w(f"    {t} = {root}(s, env)")
+        return t
+
+    def count(self, n: int = 1) -> None:
+        """Count instructions; written out before anything that may branch (see flush)."""
+        self.pending += n
+
+    def flush(self) -> None:
+        if self.pending:
+            self.w(f"n += {self.pending}")
+            self.pending = 0
 
     def compile(self, run: list[ir.Stmt]) -> Any:
         self.w("n = 0")
         for st in run:
             self.stmt(st)
+        self.flush()
         self.w("return n")
         name = self.fast.fresh("region")
-        return self.fast.build(name, "s, env", self.lines, None)
+        return self.fast.build(name, "s, env", self.gen.finish(), None)
 
     def stmt(self, st: ir.Stmt) -> None:
         proc = self.k(self.owner.proc)
+        gen = self.gen
         if isinstance(st, ir.Let):
-            self.w("n += 1")
-            self.w(f"env[{st.name!r}] = {self.fn(st.value)}(s, env)")
+            self.count()
+            self.w(f"env[{st.name!r}] = {self.value(st.value)}")
         elif isinstance(st, ir.SetStmt) and isinstance(st.target, ir.Name):
             name = st.target.id
-            self.w("n += 1")
-            self.w(f"v = {self.fn(st.value)}(s, env)")
-            self.w(f"if {name!r} in env: env[{name!r}] = v")
-            self.w(f"elif {name!r} in s.values: s.values[{name!r}] = v")
+            self.count()
+            v = self.value(st.value)
+            self.w(f"if {name!r} in env: env[{name!r}] = {v}")
+            self.w(f"elif {name!r} in s.values: s.values[{name!r}] = {v}; s.vg = tick()")
             self.w(f"else: raise RulesRuntimeError({f'set {name}: no such variable or value'!r}"
                    f", {self.k(st.span)}, {proc}.rule)")
         elif isinstance(st, ir.SetStmt):
             assert isinstance(st.target, ir.Attr)
-            name = st.target.name
-            self.w("n += 1")
-            self.w(f"o = {self.fn(st.target.obj)}(s, env)")
-            self.w(f"v = {self.fn(st.value)}(s, env)")
-            if name in self.fast.ref.piece_attributes:
-                self.w(f"if type(o) is Piece: s.piece_attrs[{name!r}][o.index] = v")
-                self.w(f"else: s._set_attr(o, {name!r}, v, {self.k(st.span)}, {proc})")
-            elif name in self.fast.ref.place_attributes:
-                self.w(f"if type(o) is Place: s.place_attrs[{name!r}][o.index] = v")
-                self.w(f"else: s._set_attr(o, {name!r}, v, {self.k(st.span)}, {proc})")
-            else:
-                self.w(f"s._set_attr(o, {name!r}, v, {self.k(st.span)}, {proc})")
+            self.count()
+            self.set_attr(st.target.name, self.value(st.target.obj), self.value(st.value),
+                          f"{self.k(st.span)}, {proc}")
         elif isinstance(st, ir.Put):
-            self.w("n += 1")
-            self.w(f"s._put_op({self.fn(st.pieces)}(s, env), {self.fn(st.place)}(s, env), "
-                   f"{self.k(st.span)}, {proc})")
+            self.count()
+            what = self.value(st.pieces)
+            where = self.value(st.place)
+            self.w(f"s._put_op({what}, {where}, {self.k(st.span)}, {proc})")
         elif isinstance(st, ir.Log):
             o = self.owner
             ins = (LOG, o.template(st.text, st.span),
                    o.x(st.cite) if st.cite is not None else None,
                    o.x(st.to) if st.to is not None else None)
-            self.w("n += 1")
+            self.count()
             self.w(f"s._log_line({self.k(ins)}, env)")
         elif isinstance(st, ir.Reveal):
-            self.w("n += 1")
-            self.w(f"s._reveal({self.fn(st.pieces)}(s, env), {self.fn(st.to)}(s, env))")
+            self.count()
+            pieces = self.value(st.pieces)
+            to = self.value(st.to)
+            self.w(f"s._reveal({pieces}, {to})")
         elif isinstance(st, ir.Shuffle):
-            self.w("n += 1")
+            self.count()
         elif isinstance(st, ir.Fail):
-            self.w("n += 1")
+            self.count()
+            self.flush()
             self.w(f"raise RulesRuntimeError({st.message!r}, {self.k(st.span)}, {proc}.rule)")
-        elif isinstance(st, ir.Break):
-            self.w("n += 1")
-            self.w("break")
-        elif isinstance(st, ir.Continue):
-            self.w("n += 1")
-            self.w("continue")
+        elif isinstance(st, (ir.Break, ir.Continue)):
+            self.count()
+            self.flush()
+            self.w("break" if isinstance(st, ir.Break) else "continue")
         elif isinstance(st, ir.If):
-            self.w("n += 1")
-            self.w(f"if {self.fn(st.test)}(s, env):")
-            self.ind += 1
+            self.count()
+            self.flush()
+            self.w(f"if {self.value(st.test)}:")
+            gen.push()
             self.w("pass")
             for x in st.then:
                 self.stmt(x)
             if st.otherwise:
-                self.w("n += 1")
-            self.ind -= 1
+                self.count()
+            self.flush()
+            gen.pop()
             if st.otherwise:
                 self.w("else:")
-                self.ind += 1
+                gen.push()
+                self.w("pass")
                 for x in st.otherwise:
                     self.stmt(x)
-                self.ind -= 1
+                self.flush()
+                gen.pop()
         elif isinstance(st, ir.ForEach):
-            self.owner.counter += 1
-            key = f"$for{self.owner.counter}"
-            items, i, found = (self.fast.fresh(p) for p in ("items", "i", "found"))
-            self.w("n += 1")
-            self.w(f"{items} = {self.fn(st.domain)}(s, env)")
-            self.w(f"if isinstance({items}, frozenset): "
-                   f"{items} = tuple(sorted({items}, key=_sort_key))")
-            self.w(f"{items} = tuple({items})")
-            self.w(f"env[{key!r}] = ({items}, 0)")
-            self.w(f"{i} = 0")
-            self.w("while True:")
-            self.ind += 1
-            self.w("n += 1")
-            self.w(f"{found} = False")
-            self.w(f"while {i} < len({items}):")
-            self.ind += 1
-            self.w(f"env[{st.name!r}] = {items}[{i}]")
-            self.w(f"{i} += 1")
-            if st.where is not None:
-                self.w(f"if {self.fn(st.where)}(s, env): {found} = True; break")
-            else:
-                self.w(f"{found} = True; break")
-            self.ind -= 1
-            self.w(f"env[{key!r}] = ({items}, {i})")
-            self.w(f"if not {found}: break")
-            for x in st.body:
-                self.stmt(x)
-            self.w("n += 1")
-            self.ind -= 1
+            self.for_each(st)
         else:  # pragma: no cover - _straight admits no other statement
             raise AssertionError(type(st).__name__)
+
+    def set_attr(self, name: str, o: str, v: str, where: str) -> None:
+        """``set o.name = v``: a declared attribute, stamped when its value changes."""
+        ref = self.fast.ref
+        fallback = f"s._set_attr({o}, {name!r}, {v}, {where})"
+        owner = ("piece" if name in ref.piece_attributes else
+                 "place" if name in ref.place_attributes else None)
+        if owner is None:
+            self.w(fallback)
+            return
+        cls, stamps = ("Piece", "s.vp") if owner == "piece" else ("Place", "s.va")
+        values, old = self.fast.fresh("values"), self.fast.fresh("old")
+        if not v.isidentifier() or v in ("True", "False", "None"):
+            literal, v = v, self.fast.fresh("v")
+            self.w(f"{v} = {literal}")
+        self.w(f"if type({o}) is {cls}:")
+        self.w(f"    {values} = s.{owner}_attrs[{name!r}]")
+        self.w(f"    {old} = {values}[{o}.index]")
+        self.w(f"    if {old} is not {v} and not (type({old}) is type({v}) "
+               f"and type({v}) in _SCALARS and {old} == {v}):")
+        self.w(f"        {values}[{o}.index] = {v}")
+        self.w(f"        {stamps}[{o}.index] = tick()")
+        self.w(f"else: {fallback}")
+
+    def for_each(self, st: ir.ForEach) -> None:
+        gen = self.gen
+        self.owner.counter += 1
+        key = f"$for{self.owner.counter}"
+        items, i, found, item = (self.fast.fresh(p) for p in ("items", "i", "found", "item"))
+        self.count()
+        d = self.value(st.domain)
+        self.w(f"{items} = tuple(sorted({d}, key=_sort_key)) if isinstance({d}, frozenset) "
+               f"else tuple({d})")
+        # The loop's position is only seen once it is over (or by the reference,
+        # which never runs while this does): it is written when the loop ends.
+        self.w(f"{i} = 0")
+        saved = self.locs
+        if st.name not in _assigned(st.body):
+            self.locs = {**saved, st.name: item}
+        else:
+            self.locs = {k: v for k, v in saved.items() if k != st.name}
+        self.flush()
+        self.w("while True:")
+        gen.push()
+        self.count()
+        self.flush()
+        self.w(f"{found} = False")
+        self.w(f"while {i} < len({items}):")
+        gen.push()
+        self.w(f"{item} = env[{st.name!r}] = {items}[{i}]")
+        self.w(f"{i} += 1")
+        if st.where is not None:
+            self.w(f"if {self.value(st.where)}: {found} = True; break")
+        else:
+            self.w(f"{found} = True; break")
+        gen.pop()
+        self.w(f"if not {found}: break")
+        for x in st.body:
+            self.stmt(x)
+        self.count()
+        self.flush()
+        gen.pop()
+        self.w(f"env[{key!r}] = ({items}, {i})")
+        self.locs = saved
+
+
+def _assigned(statements: Iterable[ir.Stmt]) -> set[str]:
+    """The variables some statement of a block (or of a block in it) may set."""
+    found: set[str] = set()
+    for st in statements:
+        if isinstance(st, ir.Let):
+            found.add(st.name)
+        elif isinstance(st, ir.SetStmt) and isinstance(st.target, ir.Name):
+            found.add(st.target.id)
+        elif isinstance(st, ir.If):
+            found |= _assigned(st.then) | _assigned(st.otherwise)
+        elif isinstance(st, ir.ForEach):
+            found.add(st.name)
+            found |= _assigned(st.body)
+    return found
 
 
 # ============================================================ the state
@@ -652,6 +782,14 @@ class GameState:
         self.turn_limit = turn_limit
         self.phase_index = 0
         self.where: list[Place | None] = [None] * len(world.pieces)
+        # Stamps of the last write to each piece (place, attributes), to what each
+        # place holds, to each place's attributes, and to the rest (values,
+        # players, turn, last roll): cached enumerations check them.
+        self.vp: list[int] = [0] * len(world.pieces)
+        self.vo: list[int] = [0] * len(world.places)
+        self.va: list[int] = [0] * len(world.places)
+        self.vg = 0
+        self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
         self.piece_attrs: dict[str, list[Any]] = {}
         self.place_attrs: dict[str, list[Any]] = {}
@@ -695,7 +833,10 @@ class GameState:
         old = self.where[piece.index]
         if old is place:
             return
+        stamp = tick()
+        self.vp[piece.index] = stamp
         if old is not None:
+            self.vo[old.index] = stamp
             remaining = tuple(p for p in self.occupants[old.index] if p is not piece)
             if remaining:
                 self.occupants[old.index] = remaining
@@ -703,6 +844,7 @@ class GameState:
                 del self.occupants[old.index]
         self.where[piece.index] = place
         if place is not None:
+            self.vo[place.index] = stamp
             here = self.occupants.get(place.index, ())
             self.occupants[place.index] = tuple(sorted((*here, piece), key=_piece_index))
 
@@ -742,7 +884,7 @@ class GameState:
         piece = self._piece(piece_id)
         if name not in self.piece_attrs:
             raise CortesRulesError(f"a piece has no declared attribute {name!r}")
-        self.piece_attrs[name][piece.index] = value
+        _store(self.piece_attrs[name], self.vp, piece.index, value)
         self._legal = None
 
     def positions(self) -> dict[str, str]:
@@ -846,6 +988,9 @@ class GameState:
         twin = object.__new__(GameState)
         twin.__dict__.update(self.__dict__)
         twin.where = list(self.where)
+        twin.vp = list(self.vp)
+        twin.vo = list(self.vo)
+        twin.va = list(self.va)
         twin.occupants = dict(self.occupants)
         twin.piece_attrs = {k: list(v) for k, v in self.piece_attrs.items()}
         twin.place_attrs = {k: list(v) for k, v in self.place_attrs.items()}
@@ -1134,6 +1279,7 @@ class GameState:
         if op == ROLL:
             env[ins[1]] = values[0]
             self.last_roll = values[0]
+            self.vg = tick()
             frame[1] += 1
             return
         if op == DRAW:
@@ -1228,6 +1374,7 @@ class GameState:
                     env[name] = value
                 elif name in self.values:
                     self.values[name] = value
+                    self.vg = tick()
                 else:
                     raise RulesRuntimeError(f"'set {name}': no such variable or value",
                                             ins[3], proc.rule)
@@ -1285,6 +1432,7 @@ class GameState:
                     stack.append([target, 0, dict(zip(target.params, (player,), strict=False))])
             elif op == TURN_END:
                 self.turn += 1
+                self.vg = tick()
                 frame[1] = 0
                 if self.turn_limit is not None and self.turn > self.turn_limit:
                     self.turn = self.turn_limit
@@ -1320,29 +1468,26 @@ class GameState:
 
     def _set_attr(self, target: Any, name: str, value: Any, span: Any, proc: Proc) -> None:
         if isinstance(target, Piece) and name in self.piece_attrs:
-            self.piece_attrs[name][target.index] = value
+            _store(self.piece_attrs[name], self.vp, target.index, value)
         elif isinstance(target, Place) and name in self.place_attrs:
-            self.place_attrs[name][target.index] = value
+            _store(self.place_attrs[name], self.va, target.index, value)
         elif isinstance(target, Player) and name in self.player_attrs:
             self.player_attrs[name][target.index] = value
+            self.vg = tick()
         else:
             raise RulesRuntimeError(f"cannot set {format_value(target)}.{name}: not a declared "
                                     "attribute", span, proc.rule)
 
     def _log_line(self, ins: tuple[Any, ...], env: dict[str, Any]) -> None:
-        text = _render(ins[1], self, env)
-        rules: tuple[str, ...] = ()
-        if ins[2] is not None:
-            cited = ins[2](self, env)
-            cited = cited if isinstance(cited, (tuple, frozenset, list)) else (cited,)
-            rules = tuple(sorted({str(r) for r in cited if r}, key=rule_order))
+        values = tuple([p(self, env) for p in ins[1] if not isinstance(p, str)])
+        cited = ins[2](self, env) if ins[2] is not None else None
         audience = None
         if ins[3] is not None:
             to = ins[3](self, env)
             to = to if isinstance(to, (tuple, frozenset, list)) else (to,)
             audience = frozenset(str(p) for p in to)
-        entry = LogEntry(self.turn, self.phase_label if self.machine.phases else "", text,
-                         rules, audience)
+        entry = LogEntry.later(self.turn, self.phase_label if self.machine.phases else "",
+                               ins[1], values, cited, audience)
         self._log = (entry, self._log)
 
     def _finish(self, winner: Any, reason: str) -> None:
@@ -1450,6 +1595,16 @@ def _unchain(chain: tuple[Any, ...] | None) -> list[Any]:
 
 
 def rule_order(number: str) -> tuple[Any, ...]:
+    found = _RULE_ORDER.get(number)
+    if found is None:
+        found = _RULE_ORDER[number] = _rule_order(number)
+    return found
+
+
+_RULE_ORDER: dict[str, tuple[Any, ...]] = {}
+
+
+def _rule_order(number: str) -> tuple[Any, ...]:
     parts: list[Any] = []
     for piece in number.split("."):
         digits = "".join(ch for ch in piece if ch.isdigit())
