@@ -690,6 +690,8 @@ class _RegionCompiler:
             literal, v = v, self.fast.fresh("v")
             self.w(f"{v} = {literal}")
         self.w(f"if type({o}) is {cls}:")
+        if owner == "place":
+            self.w("    if s._places_shared: s._own_places()")
         self.w(f"    {values} = s.{owner}_attrs[{name!r}]")
         self.w(f"    {old} = {values}[{o}.index]")
         self.w(f"    if {old} is not {v} and not (type({old}) is type({v}) "
@@ -788,6 +790,7 @@ class GameState:
         self.vp: list[int] = [0] * len(world.pieces)
         self.vo: list[int] = [0] * len(world.places)
         self.va: list[int] = [0] * len(world.places)
+        self._places_shared = False
         self.vg = 0
         self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
@@ -835,6 +838,8 @@ class GameState:
             return
         stamp = tick()
         self.vp[piece.index] = stamp
+        if self._places_shared:
+            self._own_places()
         if old is not None:
             self.vo[old.index] = stamp
             remaining = tuple(p for p in self.occupants[old.index] if p is not piece)
@@ -987,20 +992,27 @@ class GameState:
     def clone(self) -> GameState:
         twin = object.__new__(GameState)
         twin.__dict__.update(self.__dict__)
-        twin.where = list(self.where)
-        twin.vp = list(self.vp)
-        twin.vo = list(self.vo)
-        twin.va = list(self.va)
-        twin.occupants = dict(self.occupants)
-        twin.piece_attrs = {k: list(v) for k, v in self.piece_attrs.items()}
-        twin.place_attrs = {k: list(v) for k, v in self.place_attrs.items()}
-        twin.player_attrs = {k: list(v) for k, v in self.player_attrs.items()}
+        twin.where = self.where[:]
+        twin.vp = self.vp[:]
+        twin.occupants = self.occupants.copy()
+        twin.piece_attrs = {k: v[:] for k, v in self.piece_attrs.items()}
+        twin.player_attrs = {k: v[:] for k, v in self.player_attrs.items()}
+        # What belongs to places (their attributes, the stamps of what they hold
+        # and of their attributes) is shared until either state writes to it.
+        self._places_shared = twin._places_shared = True
         twin.values = dict(self.values)
         twin.stack = [[f[0], f[1], dict(f[2])] for f in self.stack]
         return twin
 
     def _restore(self, snapshot: GameState) -> None:
         self.__dict__.update(snapshot.__dict__)
+
+    def _own_places(self) -> None:
+        """Copy what this state shares with its clones about places, before writing to it."""
+        self.place_attrs = {k: v[:] for k, v in self.place_attrs.items()}
+        self.vo = self.vo[:]
+        self.va = self.va[:]
+        self._places_shared = False
 
     # ------------------------------------------------------------ legal actions
     def legal_action_ids(self) -> list[int]:
@@ -1470,6 +1482,8 @@ class GameState:
         if isinstance(target, Piece) and name in self.piece_attrs:
             _store(self.piece_attrs[name], self.vp, target.index, value)
         elif isinstance(target, Place) and name in self.place_attrs:
+            if self._places_shared:
+                self._own_places()
             _store(self.place_attrs[name], self.va, target.index, value)
         elif isinstance(target, Player) and name in self.player_attrs:
             self.player_attrs[name][target.index] = value
