@@ -416,14 +416,15 @@ class _Gen:
         """Note a read of the state: of a piece, a place, the rest, or something unknown."""
         if not self.recording:
             return
+        piece, holds, marks = self.fast.stamp_offsets
         if what == "piece":
-            self.w(f"RP.append({obj}.index)")
+            self.w(f"RS.append({piece} + {obj}.index)")
         elif what == "holds":
-            self.w(f"RO.append({obj}.index)")
+            self.w(f"RS.append({holds} + {obj}.index)")
         elif what == "place":
-            self.w(f"RA.append({obj}.index)")
+            self.w(f"RS.append({marks} + {obj}.index)")
         elif what == "global":
-            self.w("RG = True")
+            self.w("RS.append(0)")
         else:
             self.w("RX = True")
 
@@ -1127,6 +1128,7 @@ class FastCompiler:
         self.folding = folding
         self.hoisting = True
         self.caching = True
+        self.stamp_offsets = (1, 1, 1)   # set by the machine (see GameState.stamps)
         self.purity = Purity(self)
         self.memos: list[dict[Any, Any]] = []
         self._counter = 0
@@ -1358,7 +1360,7 @@ class FastCompiler:
             # Close the inner loops, then keep what the outer iteration found.
             while gen.depth > 1:
                 gen.end_loop()
-            gen.w("if not RX: ENTRIES[EK] = _entry(s, RP, RO, RA, RG, out, MARK)")
+            gen.w("if not RX: ENTRIES[EK] = _entry(s, RS, out, MARK)")
             gen.recording = False
             site = self.const(object())
             sig = ", ".join(f"memo_key({v})" for v in gen.preloads.values())
@@ -1367,9 +1369,7 @@ class FastCompiler:
                 f"    ENTRIES = s._ecache.get(({site}, SIG))",
                 "    if ENTRIES is None:",
                 f"        ENTRIES = s._ecache[({site}, SIG)] = {{}}",
-                "    VP = s.vp",
-                "    VO = s.vo",
-                "    VA = s.va"])
+                "    STAMPS = s.stamps"])
         fn = self.build(self.fresh("enum"), "s, env, out, stop", gen.finish(), gen)
         return fn  # type: ignore[no-any-return]
 
@@ -1380,17 +1380,16 @@ class FastCompiler:
         gen.push()
         gen.w(f"EK = {var} if type({var}) in _PLAIN_KEYS else memo_key({var})")
         gen.w("E = ENTRIES.get(EK)")
-        gen.w("if E is not None and E[0](VP) == E[1] and E[2](VO) == E[3] "
-              "and E[4](VA) == E[5] and (E[6] is None or E[6] == s.vg):")
+        gen.w("if E is not None and E[0](STAMPS) == E[1]:")
         gen.push()
-        gen.w("if E[7]:")
+        gen.w("if E[2]:")
         gen.push()
-        gen.w("out.extend(E[7])")
+        gen.w("out.extend(E[2])")
         gen.w("if stop: return")
         gen.pop()
         gen.w("continue")
         gen.pop()
-        gen.w("RP = []; RO = []; RA = []; RG = False; RX = False; MARK = len(out)")
+        gen.w("RS = []; RX = False; MARK = len(out)")
         gen.open_scope()
         gen.recording = True
         gen.record_level = gen.depth
@@ -1412,12 +1411,10 @@ def _no_stamps(stamps: list[int]) -> tuple[int, ...]:
     return ()
 
 
-def _entry(s: State, pieces: list[int], holds: list[int], places: list[int], rest: bool,
-           out: list[int], mark: int) -> tuple[Any, ...]:
+def _entry(s: State, read: list[int], out: list[int], mark: int) -> tuple[Any, ...]:
     """What a cached iteration found (its ids), with the stamps of what it read."""
-    by_piece, by_holds, by_place = _stamps(pieces), _stamps(holds), _stamps(places)
-    return (by_piece, by_piece(s.vp), by_holds, by_holds(s.vo), by_place, by_place(s.va),
-            s.vg if rest else None, tuple(out[mark:]))
+    by_stamps = _stamps(read)
+    return (by_stamps, by_stamps(s.stamps), tuple(out[mark:]))
 
 
 def _unknown(name: str) -> Any:

@@ -38,14 +38,10 @@ tick = itertools.count(1).__next__
 _SCALARS = frozenset({int, bool, str, type(None), Fraction})
 
 
-def _store(values: list[Any], stamps: list[int], index: int, value: Any) -> None:
-    """Write a value, stamping the write unless the value there is the same already."""
-    old = values[index]
-    if old is value or (type(old) is type(value) and type(value) in _SCALARS
-                        and old == value):
-        return
-    values[index] = value
-    stamps[index] = tick()
+def _same(old: Any, value: Any) -> bool:
+    """Whether writing ``value`` over ``old`` changes nothing any rule could tell."""
+    return old is value or (type(old) is type(value) and type(value) in _SCALARS
+                            and bool(old == value))
 INT_RANGE = 1024
 
 # Opcodes.
@@ -298,7 +294,12 @@ class Machine:
         self.fast = FastCompiler(world, program, self.compiler)
         self.fast.machine = self
         self.fast.ns.update(RulesRuntimeError=RulesRuntimeError, _sort_key=_sort_key, tick=tick,
-                            _store=_store, _SCALARS=_SCALARS)
+                            _same=_same, _SCALARS=_SCALARS)
+        # Where the stamps of what places hold and of their attributes begin.
+        self.holds = 1 + len(world.pieces)
+        self.marks = self.holds + len(world.places)
+        self.stamp_count = self.marks + len(world.places)
+        self.fast.stamp_offsets = (1, self.holds, self.marks)
         self.regions = True
         self.space = ActionSpace(world, program)
         c = self.compiler
@@ -615,7 +616,7 @@ class _RegionCompiler:
             self.count()
             v = self.value(st.value)
             self.w(f"if {name!r} in env: env[{name!r}] = {v}")
-            self.w(f"elif {name!r} in s.values: s.values[{name!r}] = {v}; s.vg = tick()")
+            self.w(f"elif {name!r} in s.values: s.values[{name!r}] = {v}; s._stamp(0)")
             self.w(f"else: raise RulesRuntimeError({f'set {name}: no such variable or value'!r}"
                    f", {self.k(st.span)}, {proc}.rule)")
         elif isinstance(st, ir.SetStmt):
@@ -678,27 +679,24 @@ class _RegionCompiler:
     def set_attr(self, name: str, o: str, v: str, where: str) -> None:
         """``set o.name = v``: a declared attribute, stamped when its value changes."""
         ref = self.fast.ref
-        fallback = f"s._set_attr({o}, {name!r}, {v}, {where})"
-        owner = ("piece" if name in ref.piece_attributes else
-                 "place" if name in ref.place_attributes else None)
-        if owner is None:
-            self.w(fallback)
-            return
-        cls, stamps = ("Piece", "s.vp") if owner == "piece" else ("Place", "s.va")
-        values, old = self.fast.fresh("values"), self.fast.fresh("old")
         if not v.isidentifier() or v in ("True", "False", "None"):
             literal, v = v, self.fast.fresh("v")
             self.w(f"{v} = {literal}")
-        self.w(f"if type({o}) is {cls}:")
-        if owner == "place":
-            self.w("    if s._places_shared: s._own_places()")
-        self.w(f"    {values} = s.{owner}_attrs[{name!r}]")
-        self.w(f"    {old} = {values}[{o}.index]")
-        self.w(f"    if {old} is not {v} and not (type({old}) is type({v}) "
-               f"and type({v}) in _SCALARS and {old} == {v}):")
-        self.w(f"        {values}[{o}.index] = {v}")
-        self.w(f"        {stamps}[{o}.index] = tick()")
-        self.w(f"else: {fallback}")
+        fallback = f"s._set_attr({o}, {name!r}, {v}, {where})"
+        if name in ref.piece_attributes:
+            values, old = self.fast.fresh("values"), self.fast.fresh("old")
+            self.w(f"if type({o}) is Piece:")
+            self.w(f"    {values} = s.piece_attrs[{name!r}]")
+            self.w(f"    {old} = {values}[{o}.index]")
+            self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
+            self.w(f"        {values}[{o}.index] = {v}")
+            self.w(f"        s._stamp(1 + {o}.index)")
+            self.w(f"else: {fallback}")
+        elif name in ref.place_attributes:
+            self.w(f"if type({o}) is Place: s._write_place({name!r}, {o}.index, {v})")
+            self.w(f"else: {fallback}")
+        else:
+            self.w(fallback)
 
     def for_each(self, st: ir.ForEach) -> None:
         gen = self.gen
@@ -784,14 +782,14 @@ class GameState:
         self.turn_limit = turn_limit
         self.phase_index = 0
         self.where: list[Place | None] = [None] * len(world.pieces)
-        # Stamps of the last write to each piece (place, attributes), to what each
-        # place holds, to each place's attributes, and to the rest (values,
-        # players, turn, last roll): cached enumerations check them.
-        self.vp: list[int] = [0] * len(world.pieces)
-        self.vo: list[int] = [0] * len(world.places)
-        self.va: list[int] = [0] * len(world.places)
+        # Stamps of the last write to the rest (values, players, turn, last roll:
+        # index 0), to each piece (its place, its attributes: 1 + piece index),
+        # to what each place holds (machine.holds + place index) and to each
+        # place's attributes (machine.marks + place index). Cached enumerations
+        # check them. Shared with clones until either state writes.
+        self.stamps: list[int] = [0] * machine.stamp_count
+        self._stamps_shared = False
         self._places_shared = False
-        self.vg = 0
         self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
         self.piece_attrs: dict[str, list[Any]] = {}
@@ -837,11 +835,13 @@ class GameState:
         if old is place:
             return
         stamp = tick()
-        self.vp[piece.index] = stamp
-        if self._places_shared:
-            self._own_places()
+        if self._stamps_shared:
+            self._own_stamps()
+        stamps = self.stamps
+        stamps[1 + piece.index] = stamp
+        holds = self.machine.holds
         if old is not None:
-            self.vo[old.index] = stamp
+            stamps[holds + old.index] = stamp
             remaining = tuple(p for p in self.occupants[old.index] if p is not piece)
             if remaining:
                 self.occupants[old.index] = remaining
@@ -849,7 +849,7 @@ class GameState:
                 del self.occupants[old.index]
         self.where[piece.index] = place
         if place is not None:
-            self.vo[place.index] = stamp
+            stamps[holds + place.index] = stamp
             here = self.occupants.get(place.index, ())
             self.occupants[place.index] = tuple(sorted((*here, piece), key=_piece_index))
 
@@ -889,7 +889,7 @@ class GameState:
         piece = self._piece(piece_id)
         if name not in self.piece_attrs:
             raise CortesRulesError(f"a piece has no declared attribute {name!r}")
-        _store(self.piece_attrs[name], self.vp, piece.index, value)
+        self._write_piece(name, piece.index, value)
         self._legal = None
 
     def positions(self) -> dict[str, str]:
@@ -993,13 +993,13 @@ class GameState:
         twin = object.__new__(GameState)
         twin.__dict__.update(self.__dict__)
         twin.where = self.where[:]
-        twin.vp = self.vp[:]
         twin.occupants = self.occupants.copy()
         twin.piece_attrs = {k: v[:] for k, v in self.piece_attrs.items()}
         twin.player_attrs = {k: v[:] for k, v in self.player_attrs.items()}
-        # What belongs to places (their attributes, the stamps of what they hold
-        # and of their attributes) is shared until either state writes to it.
+        # The places' attributes and the stamps are shared until either state
+        # writes to them.
         self._places_shared = twin._places_shared = True
+        self._stamps_shared = twin._stamps_shared = True
         twin.values = dict(self.values)
         twin.stack = [[f[0], f[1], dict(f[2])] for f in self.stack]
         return twin
@@ -1008,11 +1008,32 @@ class GameState:
         self.__dict__.update(snapshot.__dict__)
 
     def _own_places(self) -> None:
-        """Copy what this state shares with its clones about places, before writing to it."""
+        """Copy the places' attributes this state shares with its clones, before writing."""
         self.place_attrs = {k: v[:] for k, v in self.place_attrs.items()}
-        self.vo = self.vo[:]
-        self.va = self.va[:]
         self._places_shared = False
+
+    def _own_stamps(self) -> None:
+        self.stamps = self.stamps[:]
+        self._stamps_shared = False
+
+    def _stamp(self, index: int) -> None:
+        if self._stamps_shared:
+            self._own_stamps()
+        self.stamps[index] = tick()
+
+    def _write_piece(self, name: str, index: int, value: Any) -> None:
+        values = self.piece_attrs[name]
+        if not _same(values[index], value):
+            values[index] = value
+            self._stamp(1 + index)
+
+    def _write_place(self, name: str, index: int, value: Any) -> None:
+        if self._places_shared:
+            self._own_places()
+        values = self.place_attrs[name]
+        if not _same(values[index], value):
+            values[index] = value
+            self._stamp(self.machine.marks + index)
 
     # ------------------------------------------------------------ legal actions
     def legal_action_ids(self) -> list[int]:
@@ -1291,7 +1312,7 @@ class GameState:
         if op == ROLL:
             env[ins[1]] = values[0]
             self.last_roll = values[0]
-            self.vg = tick()
+            self._stamp(0)
             frame[1] += 1
             return
         if op == DRAW:
@@ -1386,7 +1407,7 @@ class GameState:
                     env[name] = value
                 elif name in self.values:
                     self.values[name] = value
-                    self.vg = tick()
+                    self._stamp(0)
                 else:
                     raise RulesRuntimeError(f"'set {name}': no such variable or value",
                                             ins[3], proc.rule)
@@ -1444,7 +1465,7 @@ class GameState:
                     stack.append([target, 0, dict(zip(target.params, (player,), strict=False))])
             elif op == TURN_END:
                 self.turn += 1
-                self.vg = tick()
+                self._stamp(0)
                 frame[1] = 0
                 if self.turn_limit is not None and self.turn > self.turn_limit:
                     self.turn = self.turn_limit
@@ -1480,14 +1501,12 @@ class GameState:
 
     def _set_attr(self, target: Any, name: str, value: Any, span: Any, proc: Proc) -> None:
         if isinstance(target, Piece) and name in self.piece_attrs:
-            _store(self.piece_attrs[name], self.vp, target.index, value)
+            self._write_piece(name, target.index, value)
         elif isinstance(target, Place) and name in self.place_attrs:
-            if self._places_shared:
-                self._own_places()
-            _store(self.place_attrs[name], self.va, target.index, value)
+            self._write_place(name, target.index, value)
         elif isinstance(target, Player) and name in self.player_attrs:
             self.player_attrs[name][target.index] = value
-            self.vg = tick()
+            self._stamp(0)
         else:
             raise RulesRuntimeError(f"cannot set {format_value(target)}.{name}: not a declared "
                                     "attribute", span, proc.rule)
