@@ -27,7 +27,7 @@ from ..errors import CortesRulesError
 from . import rng
 
 if TYPE_CHECKING:
-    from .machine import State
+    from .machine import GameState as State
 
 Fn = Callable[["State", dict[str, Any]], Any]
 _MISSING = object()
@@ -72,6 +72,79 @@ class HookRef:
             if trail is not None:
                 trail.add(rule)
         return out
+
+
+def builtin_functions(world: World) -> dict[str, Callable[..., Any]]:
+    """The built-in functions of plain arguments (``count(c)``, ``hexside(a, b)``...)."""
+    return {
+        "count": lambda c: len(c),
+        "len": lambda c: len(c),
+        "any": lambda c: any(c),
+        "all": lambda c: all(c),
+        "sum": lambda c: _absorb(sum, c),
+        "max": lambda *c: _absorb(max, c[0] if len(c) == 1 else c),
+        "min": lambda *c: _absorb(min, c[0] if len(c) == 1 else c),
+        "distinct": lambda c: frozenset(c),
+        "floor": lambda x: math.floor(x),
+        "ceil": lambda x: math.ceil(x),
+        "abs": lambda x: abs(x),
+        "first": lambda c, *d: next(iter(sorted(c, key=_order_key)
+                                         if isinstance(c, frozenset) else c),
+                                    d[0] if d else None),
+        "sorted": lambda c: tuple(sorted(c, key=_order_key)),
+        "set": lambda c: frozenset(c),
+        "list": lambda c: tuple(sorted(c, key=_order_key)) if isinstance(c, frozenset)
+        else tuple(c),
+        "adjacent": lambda a, b: world.adjacent(a, b),
+        "distance": lambda a, b: world.distance(a, b),
+        "neighbours": lambda p: p.neighbours,
+        "hexside": lambda a, b: world.hexside(a, b),
+        "str": lambda x: format_value(x),
+        "join": lambda c, sep: sep.join(format_value(x) for x in c),
+        "rest": lambda c: tuple(c)[1:],
+        "subsets": lambda c, k: tuple(itertools.combinations(tuple(c), k)),
+        "union": lambda c: frozenset(x for part in c for x in part),
+        "is_number": lambda x: isinstance(x, (int, Fraction)) and not isinstance(x, bool),
+        "direction": lambda a, b: world.direction(a, b),
+        "columns": lambda t: t.columns,
+        "table_rule": lambda t: t.rule,
+        "cell": lambda t, r, c: t.rows[r][t.columns.index(c)],
+    }
+
+
+def index_value(target: Any, k: Any) -> Any:
+    """``target[k]``: a table's row, a keyed cell's entry (by player name), an item."""
+    if isinstance(target, Table):
+        return Row(target, target.rows[k])
+    if isinstance(target, dict):
+        if isinstance(k, Player) and k not in target:
+            k = k.name
+        return target[k.name if isinstance(k, Player) and k.name in target else k]
+    return target[k]
+
+
+def is_test(value: Any, name: str) -> bool:
+    """``value is name`` / ``value has name``: a tag, a feature, a member, a player."""
+    if isinstance(value, Piece):
+        return name in value.tags
+    if isinstance(value, Place):
+        return name in value.features
+    if isinstance(value, (frozenset, set, tuple)):
+        return bool(name in value)
+    if isinstance(value, Player):
+        return value.name == name
+    return bool(value == name)
+
+
+def add_values(a: Any, b: Any) -> Any:
+    if isinstance(a, frozenset):
+        return a | (b if isinstance(b, frozenset) else frozenset(b))
+    return a + b
+
+
+def divide_values(a: Any, b: Any) -> Any:
+    result = Fraction(a, b)
+    return result.numerator if result.denominator == 1 else result
 
 
 def _truth(value: Any) -> bool:
@@ -134,6 +207,8 @@ class Compiler:
              "player": self.player_attributes}[a.owner].add(a.name)
         self._derived_decls = {(d.owner, d.name): d for d in program.of(ir.DeriveDecl)}
         self._derived: dict[tuple[str, str], Fn] = {}
+        self._getters: dict[str, Callable[[State, Any], Any]] = {}
+        self.simple = builtin_functions(world)
         self._depth = 0
         self._expanding: set[str] = set()
 
@@ -282,7 +357,18 @@ class Compiler:
 
     def _Attr(self, node: ir.Attr) -> Fn:
         obj = self._compile(node.obj)
-        name = node.name
+        get = self.getter(node.name)
+        return lambda s, env: get(s, obj(s, env))
+
+    def getter(self, name: str) -> Callable[[State, Any], Any]:
+        """``target.name`` for a target of any type (memoised by name)."""
+        found = self._getters.get(name)
+        if found is None:
+            found = self._make_getter(name)
+            self._getters[name] = found
+        return found
+
+    def _make_getter(self, name: str) -> Callable[[State, Any], Any]:
         piece_dynamic = name in self.piece_attributes
         place_dynamic = name in self.place_attributes
         player_dynamic = name in self.player_attributes
@@ -290,8 +376,7 @@ class Compiler:
         place_derived = self._derive("place", name)
         player_derived = self._derive("player", name)
 
-        def attribute(s: State, env: dict[str, Any]) -> Any:
-            target = obj(s, env)
+        def attribute(s: State, target: Any) -> Any:
             if isinstance(target, Piece):
                 if piece_dynamic:
                     values = s.piece_attrs.get(name)
@@ -353,17 +438,7 @@ class Compiler:
 
     def _Index(self, node: ir.Index) -> Fn:
         obj, key = self._compile(node.obj), self._compile(node.key)
-
-        def index(s: State, env: dict[str, Any]) -> Any:
-            target, k = obj(s, env), key(s, env)
-            if isinstance(target, Table):
-                return Row(target, target.rows[k])
-            if isinstance(target, dict):
-                if isinstance(k, Player) and k not in target:
-                    k = k.name
-                return target[k.name if isinstance(k, Player) and k.name in target else k]
-            return target[k]
-        return index
+        return lambda s, env: index_value(obj(s, env), key(s, env))
 
     def _Not(self, node: ir.Not) -> Fn:
         operand = self._compile(node.operand)
@@ -409,39 +484,19 @@ class Compiler:
     def _Is(self, node: ir.Is) -> Fn:
         subject = self._compile(node.subject)
         name = node.name
-
-        def test(s: State, env: dict[str, Any]) -> bool:
-            value = subject(s, env)
-            if isinstance(value, Piece):
-                return name in value.tags
-            if isinstance(value, Place):
-                return name in value.features
-            if isinstance(value, (frozenset, set, tuple)):
-                return bool(name in value)
-            if isinstance(value, Player):
-                return value.name == name
-            return bool(value == name)
-        return test
+        return lambda s, env: is_test(subject(s, env), name)
 
     def _Arith(self, node: ir.Arith) -> Fn:
         left, right = self._compile(node.left), self._compile(node.right)
         op = node.op
         if op == "+":
-            def add(s: State, env: dict[str, Any]) -> Any:
-                a, b = left(s, env), right(s, env)
-                if isinstance(a, frozenset):
-                    return a | (b if isinstance(b, frozenset) else frozenset(b))
-                return a + b
-            return add
+            return lambda s, env: add_values(left(s, env), right(s, env))
         if op == "-":
             return lambda s, env: left(s, env) - right(s, env)
         if op == "*":
             return lambda s, env: left(s, env) * right(s, env)
         if op == "/":
-            def divide(s: State, env: dict[str, Any]) -> Any:
-                result = Fraction(left(s, env), right(s, env))
-                return result.numerator if result.denominator == 1 else result
-            return divide
+            return lambda s, env: divide_values(left(s, env), right(s, env))
         return lambda s, env: left(s, env) % right(s, env)
 
     def _Neg(self, node: ir.Neg) -> Fn:
@@ -456,47 +511,13 @@ class Compiler:
         if name in self.functions:
             return self._function(node)
         args = tuple(self._compile(a) for a in node.args)
-        world = self.world
         if name in ("rules", "failing") and len(node.args) == 1 \
                 and isinstance(node.args[0], ir.Name) and node.args[0].id in self._hook_clauses:
             ref = self.hook(node.args[0].id)
             if name == "rules":
                 return lambda s, env: tuple(r for _, r in ref.applying(s, env))
             return lambda s, env: tuple(r for v, r in ref.applying(s, env) if not v)
-        simple: dict[str, Callable[..., Any]] = {
-            "count": lambda c: len(c),
-            "len": lambda c: len(c),
-            "any": lambda c: any(c),
-            "all": lambda c: all(c),
-            "sum": lambda c: _absorb(sum, c),
-            "max": lambda *c: _absorb(max, c[0] if len(c) == 1 else c),
-            "min": lambda *c: _absorb(min, c[0] if len(c) == 1 else c),
-            "distinct": lambda c: frozenset(c),
-            "floor": lambda x: math.floor(x),
-            "ceil": lambda x: math.ceil(x),
-            "abs": lambda x: abs(x),
-            "first": lambda c, *d: next(iter(sorted(c, key=_order_key)
-                                             if isinstance(c, frozenset) else c),
-                                        d[0] if d else None),
-            "sorted": lambda c: tuple(sorted(c, key=_order_key)),
-            "set": lambda c: frozenset(c),
-            "list": lambda c: tuple(sorted(c, key=_order_key)) if isinstance(c, frozenset)
-            else tuple(c),
-            "adjacent": lambda a, b: world.adjacent(a, b),
-            "distance": lambda a, b: world.distance(a, b),
-            "neighbours": lambda p: p.neighbours,
-            "hexside": lambda a, b: world.hexside(a, b),
-            "str": lambda x: format_value(x),
-            "join": lambda c, sep: sep.join(format_value(x) for x in c),
-            "rest": lambda c: tuple(c)[1:],
-            "subsets": lambda c, k: tuple(itertools.combinations(tuple(c), k)),
-            "union": lambda c: frozenset(x for part in c for x in part),
-            "is_number": lambda x: isinstance(x, (int, Fraction)) and not isinstance(x, bool),
-            "direction": lambda a, b: world.direction(a, b),
-            "columns": lambda t: t.columns,
-            "table_rule": lambda t: t.rule,
-            "cell": lambda t, r, c: t.rows[r][t.columns.index(c)],
-        }
+        simple = self.simple
         if name in simple:
             fn = simple[name]
             if len(args) == 1:

@@ -15,6 +15,7 @@ every refusal names the rule of the clause that forbids it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
@@ -26,28 +27,77 @@ from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError
 from . import rng
 from .actions import Action, unchecked_action
+from .codegen import FastCompiler
 from .compile import Compiler, Fn, RulesRuntimeError, dice_outcomes, format_value
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
+# Every write to the state is stamped with a number drawn from this one counter,
+# so that a stamp names one write wherever the state was copied since.
+tick = itertools.count(1).__next__
+_SCALARS = frozenset({int, bool, str, type(None), Fraction})
+
+
+def _same(old: Any, value: Any) -> bool:
+    """Whether writing ``value`` over ``old`` changes nothing any rule could tell."""
+    return old is value or (type(old) is type(value) and type(value) in _SCALARS
+                            and bool(old == value))
 INT_RANGE = 1024
 
 # Opcodes.
 (LET, SET_VAR, SET_ATTR, PUT, JUMP, JUMP_IF_NOT, FOR_INIT, FOR_NEXT, CALL, RETURN, CHOOSE,
  SEALED, DISPATCH, ROLL, DRAW, LOG, FINISH, FAIL, REVEAL, NOP, PHASE, TURN_END,
- CALL_PHASE) = range(23)
+ CALL_PHASE, REGION) = range(24)
+# REGION runs a stretch of statements that never pauses, compiled to one Python
+# function (see _ProcCompiler.region); it returns how many instructions the
+# statements would have taken, for the step budget.
 _PAUSES = (CHOOSE, SEALED, ROLL, DRAW)
 
 
 class LogEntry:
-    """One line of a game's log, with the rules it cites and who may read it."""
+    """One line of a game's log, with the rules it cites and who may read it.
 
-    __slots__ = ("turn", "phase", "text", "rules", "audience")
+    The interpreter keeps the values a line shows and the rules it cites as
+    they were, and writes the text (and sorts the rules) only when read.
+    """
+
+    __slots__ = ("turn", "phase", "_text", "_rules", "audience", "_parts", "_values", "_cited")
 
     def __init__(self, turn: int, phase: str, text: str, rules: tuple[str, ...],
                  audience: frozenset[str] | None) -> None:
-        self.turn, self.phase, self.text, self.rules = turn, phase, text, rules
+        self.turn, self.phase, self._text, self._rules = turn, phase, text, rules
         self.audience = audience
+        self._parts: tuple[Any, ...] = ()
+        self._values: tuple[Any, ...] = ()
+        self._cited: Any = None
+
+    @classmethod
+    def later(cls, turn: int, phase: str, parts: tuple[Any, ...], values: tuple[Any, ...],
+              cited: Any, audience: frozenset[str] | None) -> LogEntry:
+        """A line whose text is written from a template and values when first read."""
+        entry = cls(turn, phase, "", (), audience)
+        entry._text, entry._rules = None, None   # type: ignore[assignment]
+        entry._parts, entry._values, entry._cited = parts, values, cited
+        return entry
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            values = iter(self._values)
+            self._text = "".join(p if isinstance(p, str) else format_value(next(values))
+                                 for p in self._parts)
+        return self._text
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        if self._rules is None:
+            cited = self._cited
+            if cited is None:
+                self._rules = ()
+            else:
+                cited = cited if isinstance(cited, (tuple, frozenset, list)) else (cited,)
+                self._rules = tuple(sorted({str(r) for r in cited if r}, key=rule_order))
+        return self._rules
 
     def visible_to(self, player: str | None) -> bool:
         return self.audience is None or (player is not None and player in self.audience)
@@ -77,13 +127,15 @@ class Outcome:
 
 
 class OptionSpec:
-    __slots__ = ("kind", "params", "bindings", "where", "body", "span")
+    __slots__ = ("kind", "params", "bindings", "where", "body", "span", "enum", "clean")
 
     def __init__(self, kind: str, params: tuple[tuple[str, Fn], ...],
                  bindings: tuple[tuple[str, Fn], ...], where: Fn | None, span: Any) -> None:
         self.kind, self.params, self.bindings, self.where = kind, params, bindings, where
         self.body = 0
         self.span = span
+        self.enum: Any = None
+        self.clean = False   # candidates read no parameter or binding before it is set
 
 
 class ChoiceSpec:
@@ -154,6 +206,8 @@ class ActionSpace:
         base += self.kinds["draw"].size
         self.size = base
         self._memo: dict[int, Action] = {}
+        self._numbers: dict[int, tuple[Action, int]] = {}   # id(action) -> (action, number)
+        self._decoded: dict[int, tuple[Kind, tuple[Any, ...]]] = {}
         self._by_base = sorted(self.kinds.values(), key=lambda k: k.base)
 
     def action(self, number: int) -> Action:
@@ -163,9 +217,22 @@ class ActionSpace:
             kind, values = self.decode(number)
             found = unchecked_action(kind.name, tuple(format_value(v) for v in values))
             self._memo[number] = found
+            self._numbers[id(found)] = (found, number)
         return found
 
+    def known(self, action: Any) -> int | None:
+        """The id of an action this space handed out (``action(n)``), else None."""
+        hit = self._numbers.get(id(action))
+        return hit[1] if hit is not None and hit[0] is action else None
+
     def decode(self, number: int) -> tuple[Kind, tuple[Any, ...]]:
+        found = self._decoded.get(number)
+        if found is None:
+            found = self._decode(number)
+            self._decoded[number] = found
+        return found
+
+    def _decode(self, number: int) -> tuple[Kind, tuple[Any, ...]]:
         if not 0 <= number < self.size:
             raise NotationError(f"no action has id {number}")
         kind = next(k for k in reversed(self._by_base) if k.base <= number and k.size)
@@ -224,6 +291,16 @@ class Machine:
         self.program = program
         self.world = world = World(program)
         self.compiler = Compiler(world, program)
+        self.fast = FastCompiler(world, program, self.compiler)
+        self.fast.machine = self
+        self.fast.ns.update(RulesRuntimeError=RulesRuntimeError, _sort_key=_sort_key, tick=tick,
+                            _same=_same, _SCALARS=_SCALARS)
+        # Where the stamps of what places hold and of their attributes begin.
+        self.holds = 1 + len(world.pieces)
+        self.marks = self.holds + len(world.places)
+        self.stamp_count = self.marks + len(world.places)
+        self.fast.stamp_offsets = (1, self.holds, self.marks)
+        self.regions = True
         self.space = ActionSpace(world, program)
         c = self.compiler
         # forbids and permits by action kind
@@ -300,15 +377,31 @@ class _ProcCompiler:
         return len(self.proc.code)
 
     def x(self, node: ir.Expr) -> Fn:
-        return self.m.compiler.expr(node, self.proc.rule)
+        ref = self.m.compiler.expr(node, self.proc.rule)
+        return self.m.fast.root(node, ref)
 
     def body(self, statements: Iterable[ir.Stmt]) -> None:
-        for st in statements:
-            self.stmt(st)
+        self.block(statements)
 
     def block(self, statements: Iterable[ir.Stmt]) -> None:
+        run: list[ir.Stmt] = []
         for st in statements:
+            if self.m.regions and _straight(st, False):
+                run.append(st)
+                continue
+            self.flush(run)
+            run = []
             self.stmt(st)
+        self.flush(run)
+
+    def flush(self, run: list[ir.Stmt]) -> None:
+        """Statements that never pause: one REGION when worth it, else instructions."""
+        if not run:
+            return
+        if len(run) == 1 and not isinstance(run[0], (ir.If, ir.ForEach)):
+            self.stmt(run[0])
+            return
+        self.emit(REGION, _RegionCompiler(self).compile(run))
 
     def stmt(self, st: ir.Stmt) -> None:
         if isinstance(st, ir.Let):
@@ -409,6 +502,10 @@ class _ProcCompiler:
                            tuple((n, self.x(e)) for n, e in option.bindings),
                            self.x(option.where) if option.where is not None else None,
                            option.span)
+            kind = self.m.space.kinds.get(option.kind)
+            if kind is not None:
+                o.enum = self.m.fast.enumerator(option, kind)
+                o.clean = self.m.fast.reads_in_order(option)
             o.body = self.here()
             self.block(option.body)
             ends.append(self.emit(NOP))
@@ -433,6 +530,230 @@ class _ProcCompiler:
             last = match.end()
         parts.append(text[last:])
         return tuple(parts)
+
+
+def _straight(st: ir.Stmt, in_loop: bool) -> bool:
+    """Whether a statement runs to its end without pausing, calling or leaving its block."""
+    if isinstance(st, (ir.Let, ir.SetStmt, ir.Put, ir.Log, ir.Reveal, ir.Shuffle, ir.Fail)):
+        return True
+    if isinstance(st, (ir.Break, ir.Continue)):
+        return in_loop
+    if isinstance(st, ir.If):
+        return all(_straight(x, in_loop) for x in (*st.then, *st.otherwise))
+    if isinstance(st, ir.ForEach):
+        return all(_straight(x, True) for x in st.body)
+    return False
+
+
+class _RegionCompiler:
+    """Statements that never pause, compiled to one Python function ``f(s, env) -> n``.
+
+    Each statement does what its instructions do, in the same order. Its
+    expressions are compiled in line, each as one evaluation (it reads the
+    variables as they are when it runs, and if it raises, the procedure's own
+    compiled function for it runs instead, which reports errors as the
+    reference does); ``n`` counts the instructions the statements stand for, so
+    the step budget runs down as before. The variable of a ``for each`` that
+    its body never sets is read from a Python local.
+    """
+
+    def __init__(self, owner: _ProcCompiler) -> None:
+        self.owner = owner
+        self.fast = owner.m.fast
+        self.gen = self.fast.generator(indent=1)
+        self.locs: dict[str, str] = {}
+        self.pending = 0
+
+    def w(self, line: str) -> None:
+        self.gen.w(line)
+
+    def k(self, obj: Any) -> str:
+        return str(self.fast.const(obj))
+
+    def value(self, node: ir.Expr) -> str:
+        """Emit the evaluation of an expression; return a local or literal holding it."""
+        gen = self.gen
+        root = self.k(self.owner.x(node))
+        if isinstance(node, (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit)):
+            return repr(node.value) if not isinstance(node, ir.NoneLit) else "None"
+        if isinstance(node, ir.Name) and node.id in self.locs:
+            return self.locs[node.id]
+        t = self.fast.fresh("v")
+        self.w("try:")
+        gen.push()
+        self.w(f"{t} = {gen.expression(node, self.locs)}")
+        gen.pop()
+        self.w("except Exception:")
+        self.w(f"    {t} = {root}(s, env)")
+        return t
+
+    def count(self, n: int = 1) -> None:
+        """Count instructions; written out before anything that may branch (see flush)."""
+        self.pending += n
+
+    def flush(self) -> None:
+        if self.pending:
+            self.w(f"n += {self.pending}")
+            self.pending = 0
+
+    def compile(self, run: list[ir.Stmt]) -> Any:
+        self.w("n = 0")
+        for st in run:
+            self.stmt(st)
+        self.flush()
+        self.w("return n")
+        name = self.fast.fresh("region")
+        return self.fast.build(name, "s, env", self.gen.finish(), None)
+
+    def stmt(self, st: ir.Stmt) -> None:
+        proc = self.k(self.owner.proc)
+        gen = self.gen
+        if isinstance(st, ir.Let):
+            self.count()
+            self.w(f"env[{st.name!r}] = {self.value(st.value)}")
+        elif isinstance(st, ir.SetStmt) and isinstance(st.target, ir.Name):
+            name = st.target.id
+            self.count()
+            v = self.value(st.value)
+            self.w(f"if {name!r} in env: env[{name!r}] = {v}")
+            self.w(f"elif {name!r} in s.values: s.values[{name!r}] = {v}; s._stamp(0)")
+            self.w(f"else: raise RulesRuntimeError({f'set {name}: no such variable or value'!r}"
+                   f", {self.k(st.span)}, {proc}.rule)")
+        elif isinstance(st, ir.SetStmt):
+            assert isinstance(st.target, ir.Attr)
+            self.count()
+            self.set_attr(st.target.name, self.value(st.target.obj), self.value(st.value),
+                          f"{self.k(st.span)}, {proc}")
+        elif isinstance(st, ir.Put):
+            self.count()
+            what = self.value(st.pieces)
+            where = self.value(st.place)
+            self.w(f"s._put_op({what}, {where}, {self.k(st.span)}, {proc})")
+        elif isinstance(st, ir.Log):
+            o = self.owner
+            ins = (LOG, o.template(st.text, st.span),
+                   o.x(st.cite) if st.cite is not None else None,
+                   o.x(st.to) if st.to is not None else None)
+            self.count()
+            self.w(f"s._log_line({self.k(ins)}, env)")
+        elif isinstance(st, ir.Reveal):
+            self.count()
+            pieces = self.value(st.pieces)
+            to = self.value(st.to)
+            self.w(f"s._reveal({pieces}, {to})")
+        elif isinstance(st, ir.Shuffle):
+            self.count()
+        elif isinstance(st, ir.Fail):
+            self.count()
+            self.flush()
+            self.w(f"raise RulesRuntimeError({st.message!r}, {self.k(st.span)}, {proc}.rule)")
+        elif isinstance(st, (ir.Break, ir.Continue)):
+            self.count()
+            self.flush()
+            self.w("break" if isinstance(st, ir.Break) else "continue")
+        elif isinstance(st, ir.If):
+            self.count()
+            self.flush()
+            self.w(f"if {self.value(st.test)}:")
+            gen.push()
+            self.w("pass")
+            for x in st.then:
+                self.stmt(x)
+            if st.otherwise:
+                self.count()
+            self.flush()
+            gen.pop()
+            if st.otherwise:
+                self.w("else:")
+                gen.push()
+                self.w("pass")
+                for x in st.otherwise:
+                    self.stmt(x)
+                self.flush()
+                gen.pop()
+        elif isinstance(st, ir.ForEach):
+            self.for_each(st)
+        else:  # pragma: no cover - _straight admits no other statement
+            raise AssertionError(type(st).__name__)
+
+    def set_attr(self, name: str, o: str, v: str, where: str) -> None:
+        """``set o.name = v``: a declared attribute, stamped when its value changes."""
+        ref = self.fast.ref
+        if not v.isidentifier() or v in ("True", "False", "None"):
+            literal, v = v, self.fast.fresh("v")
+            self.w(f"{v} = {literal}")
+        fallback = f"s._set_attr({o}, {name!r}, {v}, {where})"
+        if name in ref.piece_attributes:
+            values, old = self.fast.fresh("values"), self.fast.fresh("old")
+            self.w(f"if type({o}) is Piece:")
+            self.w(f"    {values} = s.piece_attrs[{name!r}]")
+            self.w(f"    {old} = {values}[{o}.index]")
+            self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
+            self.w(f"        {values}[{o}.index] = {v}")
+            self.w(f"        s._stamp(1 + {o}.index)")
+            self.w(f"else: {fallback}")
+        elif name in ref.place_attributes:
+            self.w(f"if type({o}) is Place: s._write_place({name!r}, {o}.index, {v})")
+            self.w(f"else: {fallback}")
+        else:
+            self.w(fallback)
+
+    def for_each(self, st: ir.ForEach) -> None:
+        gen = self.gen
+        self.owner.counter += 1
+        key = f"$for{self.owner.counter}"
+        items, i, found, item = (self.fast.fresh(p) for p in ("items", "i", "found", "item"))
+        self.count()
+        d = self.value(st.domain)
+        self.w(f"{items} = tuple(sorted({d}, key=_sort_key)) if isinstance({d}, frozenset) "
+               f"else tuple({d})")
+        # The loop's position is only seen once it is over (or by the reference,
+        # which never runs while this does): it is written when the loop ends.
+        self.w(f"{i} = 0")
+        saved = self.locs
+        if st.name not in _assigned(st.body):
+            self.locs = {**saved, st.name: item}
+        else:
+            self.locs = {k: v for k, v in saved.items() if k != st.name}
+        self.flush()
+        self.w("while True:")
+        gen.push()
+        self.count()
+        self.flush()
+        self.w(f"{found} = False")
+        self.w(f"while {i} < len({items}):")
+        gen.push()
+        self.w(f"{item} = env[{st.name!r}] = {items}[{i}]")
+        self.w(f"{i} += 1")
+        if st.where is not None:
+            self.w(f"if {self.value(st.where)}: {found} = True; break")
+        else:
+            self.w(f"{found} = True; break")
+        gen.pop()
+        self.w(f"if not {found}: break")
+        for x in st.body:
+            self.stmt(x)
+        self.count()
+        self.flush()
+        gen.pop()
+        self.w(f"env[{key!r}] = ({items}, {i})")
+        self.locs = saved
+
+
+def _assigned(statements: Iterable[ir.Stmt]) -> set[str]:
+    """The variables some statement of a block (or of a block in it) may set."""
+    found: set[str] = set()
+    for st in statements:
+        if isinstance(st, ir.Let):
+            found.add(st.name)
+        elif isinstance(st, ir.SetStmt) and isinstance(st.target, ir.Name):
+            found.add(st.target.id)
+        elif isinstance(st, ir.If):
+            found |= _assigned(st.then) | _assigned(st.otherwise)
+        elif isinstance(st, ir.ForEach):
+            found.add(st.name)
+            found |= _assigned(st.body)
+    return found
 
 
 # ============================================================ the state
@@ -461,6 +782,15 @@ class GameState:
         self.turn_limit = turn_limit
         self.phase_index = 0
         self.where: list[Place | None] = [None] * len(world.pieces)
+        # Stamps of the last write to the rest (values, players, turn, last roll:
+        # index 0), to each piece (its place, its attributes: 1 + piece index),
+        # to what each place holds (machine.holds + place index) and to each
+        # place's attributes (machine.marks + place index). Cached enumerations
+        # check them. Shared with clones until either state writes.
+        self.stamps: list[int] = [0] * machine.stamp_count
+        self._stamps_shared = False
+        self._places_shared = False
+        self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
         self.piece_attrs: dict[str, list[Any]] = {}
         self.place_attrs: dict[str, list[Any]] = {}
@@ -473,6 +803,7 @@ class GameState:
         self.trail: set[str] | None = None   # rules drawn on, while with_rules() keeps count
         self._log: tuple[Any, ...] | None = None   # (entry, previous) chain
         self._history: tuple[Any, ...] | None = None
+        self._legal: list[list[int]] | None = None   # legal ids by option, this position
         for piece_id, place_id in (positions or {}).items():
             piece = world.piece.get(piece_id)
             if piece is None:
@@ -503,7 +834,14 @@ class GameState:
         old = self.where[piece.index]
         if old is place:
             return
+        stamp = tick()
+        if self._stamps_shared:
+            self._own_stamps()
+        stamps = self.stamps
+        stamps[1 + piece.index] = stamp
+        holds = self.machine.holds
         if old is not None:
+            stamps[holds + old.index] = stamp
             remaining = tuple(p for p in self.occupants[old.index] if p is not piece)
             if remaining:
                 self.occupants[old.index] = remaining
@@ -511,6 +849,7 @@ class GameState:
                 del self.occupants[old.index]
         self.where[piece.index] = place
         if place is not None:
+            stamps[holds + place.index] = stamp
             here = self.occupants.get(place.index, ())
             self.occupants[place.index] = tuple(sorted((*here, piece), key=_piece_index))
 
@@ -550,7 +889,8 @@ class GameState:
         piece = self._piece(piece_id)
         if name not in self.piece_attrs:
             raise CortesRulesError(f"a piece has no declared attribute {name!r}")
-        self.piece_attrs[name][piece.index] = value
+        self._write_piece(name, piece.index, value)
+        self._legal = None
 
     def positions(self) -> dict[str, str]:
         """Where every placed piece is: piece id -> place id, in piece order."""
@@ -652,17 +992,48 @@ class GameState:
     def clone(self) -> GameState:
         twin = object.__new__(GameState)
         twin.__dict__.update(self.__dict__)
-        twin.where = list(self.where)
-        twin.occupants = dict(self.occupants)
-        twin.piece_attrs = {k: list(v) for k, v in self.piece_attrs.items()}
-        twin.place_attrs = {k: list(v) for k, v in self.place_attrs.items()}
-        twin.player_attrs = {k: list(v) for k, v in self.player_attrs.items()}
+        twin.where = self.where[:]
+        twin.occupants = self.occupants.copy()
+        twin.piece_attrs = {k: v[:] for k, v in self.piece_attrs.items()}
+        twin.player_attrs = {k: v[:] for k, v in self.player_attrs.items()}
+        # The places' attributes and the stamps are shared until either state
+        # writes to them.
+        self._places_shared = twin._places_shared = True
+        self._stamps_shared = twin._stamps_shared = True
         twin.values = dict(self.values)
         twin.stack = [[f[0], f[1], dict(f[2])] for f in self.stack]
         return twin
 
     def _restore(self, snapshot: GameState) -> None:
         self.__dict__.update(snapshot.__dict__)
+
+    def _own_places(self) -> None:
+        """Copy the places' attributes this state shares with its clones, before writing."""
+        self.place_attrs = {k: v[:] for k, v in self.place_attrs.items()}
+        self._places_shared = False
+
+    def _own_stamps(self) -> None:
+        self.stamps = self.stamps[:]
+        self._stamps_shared = False
+
+    def _stamp(self, index: int) -> None:
+        if self._stamps_shared:
+            self._own_stamps()
+        self.stamps[index] = tick()
+
+    def _write_piece(self, name: str, index: int, value: Any) -> None:
+        values = self.piece_attrs[name]
+        if not _same(values[index], value):
+            values[index] = value
+            self._stamp(1 + index)
+
+    def _write_place(self, name: str, index: int, value: Any) -> None:
+        if self._places_shared:
+            self._own_places()
+        values = self.place_attrs[name]
+        if not _same(values[index], value):
+            values[index] = value
+            self._stamp(self.machine.marks + index)
 
     # ------------------------------------------------------------ legal actions
     def legal_action_ids(self) -> list[int]:
@@ -684,8 +1055,13 @@ class GameState:
             env = dict(env)
             env[spec.name] = self._sealed_next(spec, frame[2])
         ids: list[int] = []
+        segments: list[list[int]] = []
         for option in spec.options:
-            self._candidates(option, env, ids)
+            found: list[int] = []
+            self._candidates(option, env, found)
+            segments.append(found)
+            ids += found
+        self._legal = segments
         ids.sort()
         return ids
 
@@ -693,7 +1069,19 @@ class GameState:
         action = self.machine.space.action
         return [action(n) for n in self.legal_action_ids()]
 
-    def _candidates(self, option: OptionSpec, env: dict[str, Any], out: list[int]) -> None:
+    def _candidates(self, option: OptionSpec, env: dict[str, Any], out: list[int],
+                    stop: bool = False) -> None:
+        if option.enum is not None:
+            mark = len(out)
+            try:
+                option.enum(self, env, out, stop)
+                return
+            except Exception:
+                del out[mark:]
+        self._reference_candidates(option, env, out)
+
+    def _reference_candidates(self, option: OptionSpec, env: dict[str, Any],
+                              out: list[int]) -> None:
         kind = self.machine.space.kinds[option.kind]
         forbids = self.machine.forbids.get(option.kind, ())
         scratch = dict(env)
@@ -856,12 +1244,23 @@ class GameState:
             number = action
             kind, values = space.decode(number)
         else:
-            kind, values = space.parse(action)
-            number = kind.encode(values)
-        reasons, option, scratch = self._reasons(kind, values)
-        if reasons:
-            raise IllegalActionError(space.action(number), reasons)
+            known = space.known(action)
+            if known is not None:
+                number = known
+                kind, values = space.decode(number)
+            else:
+                kind, values = space.parse(action)
+                number = kind.encode(values)
+        found = self._listed(kind, number, values)
+        option: OptionSpec | None
+        if found is not None:
+            option, scratch = found
+        else:
+            reasons, option, scratch = self._reasons(kind, values)
+            if reasons:
+                raise IllegalActionError(space.action(number), reasons)
         snapshot = self.clone()
+        self._legal = None
         try:
             self._resume(kind, values, option, scratch)
             self._history = (space.action(number), self._history)
@@ -873,6 +1272,37 @@ class GameState:
             self._restore(snapshot)
             raise RulesRuntimeError("the rules call procedures too deeply") from None
 
+    def _listed(self, kind: Kind, number: int, values: tuple[Any, ...]
+                ) -> tuple[OptionSpec, dict[str, Any]] | None:
+        """The option and bindings of an action found legal by ``legal_action_ids`` just before.
+
+        Only for options whose candidates read no parameter or binding before
+        it is set (then the enumeration and :meth:`_reasons` agree); None
+        when the action was not listed, so that :meth:`_reasons` decides.
+        """
+        segments = self._legal
+        if segments is None:
+            return None
+        pending = self._pending()
+        if pending is None or pending[0] not in (CHOOSE, SEALED):
+            return None
+        op, ins, frame = pending
+        spec: ChoiceSpec = ins[1]
+        for option, found in zip(spec.options, segments, strict=True):
+            if option.kind != kind.name:
+                continue
+            if not option.clean or number not in found:
+                return None
+            scratch = dict(frame[2])
+            if op == SEALED:
+                scratch[spec.name] = self._sealed_next(spec, frame[2])
+            for (name, _), value in zip(option.params, values, strict=False):
+                scratch[name] = value
+            for name, fn in option.bindings:
+                scratch[name] = fn(self, scratch)
+            return option, scratch
+        return None
+
     def _resume(self, kind: Kind, values: tuple[Any, ...], option: OptionSpec | None,
                 scratch: dict[str, Any]) -> None:
         pending = self._pending()
@@ -882,6 +1312,7 @@ class GameState:
         if op == ROLL:
             env[ins[1]] = values[0]
             self.last_roll = values[0]
+            self._stamp(0)
             frame[1] += 1
             return
         if op == DRAW:
@@ -943,6 +1374,11 @@ class GameState:
             frame[1] = pc + 1
             if op == LET:
                 env[ins[1]] = ins[2](self, env)
+            elif op == REGION:
+                budget -= ins[1](self, env) - 1
+                if budget <= 0:
+                    raise RulesRuntimeError(f"procedure {proc.name} runs on without reaching a "
+                                            "decision", proc.span, proc.rule)
             elif op == JUMP:
                 frame[1] = ins[1]
             elif op == JUMP_IF_NOT:
@@ -971,21 +1407,14 @@ class GameState:
                     env[name] = value
                 elif name in self.values:
                     self.values[name] = value
+                    self._stamp(0)
                 else:
                     raise RulesRuntimeError(f"'set {name}': no such variable or value",
                                             ins[3], proc.rule)
             elif op == SET_ATTR:
                 self._set_attr(ins[1](self, env), ins[2], ins[3](self, env), ins[4], proc)
             elif op == PUT:
-                what, where_to = ins[1](self, env), ins[2](self, env)
-                if where_to is not None and not isinstance(where_to, Place):
-                    raise RulesRuntimeError(f"cannot put pieces into {where_to!r}", ins[3],
-                                            proc.rule)
-                for piece in (what if isinstance(what, (tuple, frozenset, list)) else (what,)):
-                    if not isinstance(piece, Piece):
-                        raise RulesRuntimeError(f"cannot put {piece!r}: not a piece", ins[3],
-                                                proc.rule)
-                    self._put(piece, where_to)
+                self._put_op(ins[1](self, env), ins[2](self, env), ins[3], proc)
             elif op == CALL:
                 target = self.machine.proc(ins[1], ins[3], proc.rule)
                 args = ins[2]
@@ -1024,12 +1453,7 @@ class GameState:
             elif op == FAIL:
                 raise RulesRuntimeError(ins[1], ins[2], proc.rule)
             elif op == REVEAL:
-                pieces = ins[1](self, env)
-                to = ins[2](self, env)
-                pieces = pieces if isinstance(pieces, (tuple, frozenset)) else (pieces,)
-                viewers = to if isinstance(to, (tuple, frozenset)) else (to,)
-                self.revealed = self.revealed | {(p.index, v.index) for p in pieces
-                                                 for v in viewers}
+                self._reveal(ins[1](self, env), ins[2](self, env))
             elif op == PHASE:
                 self.phase_index = ins[1]
             elif op == CALL_PHASE:
@@ -1041,11 +1465,25 @@ class GameState:
                     stack.append([target, 0, dict(zip(target.params, (player,), strict=False))])
             elif op == TURN_END:
                 self.turn += 1
+                self._stamp(0)
                 frame[1] = 0
                 if self.turn_limit is not None and self.turn > self.turn_limit:
                     self.turn = self.turn_limit
                     self._finish(None, f"the turn limit ({self.turn_limit}) was reached")
                     return
+
+    def _put_op(self, what: Any, where_to: Any, span: Any, proc: Proc) -> None:
+        if where_to is not None and not isinstance(where_to, Place):
+            raise RulesRuntimeError(f"cannot put pieces into {where_to!r}", span, proc.rule)
+        for piece in (what if isinstance(what, (tuple, frozenset, list)) else (what,)):
+            if not isinstance(piece, Piece):
+                raise RulesRuntimeError(f"cannot put {piece!r}: not a piece", span, proc.rule)
+            self._put(piece, where_to)
+
+    def _reveal(self, pieces: Any, to: Any) -> None:
+        pieces = pieces if isinstance(pieces, (tuple, frozenset)) else (pieces,)
+        viewers = to if isinstance(to, (tuple, frozenset)) else (to,)
+        self.revealed = self.revealed | {(p.index, v.index) for p in pieces for v in viewers}
 
     def _check_live(self, spec: ChoiceSpec, env: dict[str, Any], proc: Proc) -> None:
         """A decision with no legal action is a broken rulebook, named as such."""
@@ -1055,7 +1493,7 @@ class GameState:
             use[spec.name] = self._sealed_next(spec, env)
         ids: list[int] = []
         for option in spec.options:
-            self._candidates(option, use, ids)
+            self._candidates(option, use, ids, True)
             if ids:
                 return
         raise RulesRuntimeError(f"a choice in procedure {proc.name} has no legal action",
@@ -1063,29 +1501,26 @@ class GameState:
 
     def _set_attr(self, target: Any, name: str, value: Any, span: Any, proc: Proc) -> None:
         if isinstance(target, Piece) and name in self.piece_attrs:
-            self.piece_attrs[name][target.index] = value
+            self._write_piece(name, target.index, value)
         elif isinstance(target, Place) and name in self.place_attrs:
-            self.place_attrs[name][target.index] = value
+            self._write_place(name, target.index, value)
         elif isinstance(target, Player) and name in self.player_attrs:
             self.player_attrs[name][target.index] = value
+            self._stamp(0)
         else:
             raise RulesRuntimeError(f"cannot set {format_value(target)}.{name}: not a declared "
                                     "attribute", span, proc.rule)
 
     def _log_line(self, ins: tuple[Any, ...], env: dict[str, Any]) -> None:
-        text = _render(ins[1], self, env)
-        rules: tuple[str, ...] = ()
-        if ins[2] is not None:
-            cited = ins[2](self, env)
-            cited = cited if isinstance(cited, (tuple, frozenset, list)) else (cited,)
-            rules = tuple(sorted({str(r) for r in cited if r}, key=rule_order))
+        values = tuple([p(self, env) for p in ins[1] if not isinstance(p, str)])
+        cited = ins[2](self, env) if ins[2] is not None else None
         audience = None
         if ins[3] is not None:
             to = ins[3](self, env)
             to = to if isinstance(to, (tuple, frozenset, list)) else (to,)
             audience = frozenset(str(p) for p in to)
-        entry = LogEntry(self.turn, self.phase_label if self.machine.phases else "", text,
-                         rules, audience)
+        entry = LogEntry.later(self.turn, self.phase_label if self.machine.phases else "",
+                               ins[1], values, cited, audience)
         self._log = (entry, self._log)
 
     def _finish(self, winner: Any, reason: str) -> None:
@@ -1193,6 +1628,16 @@ def _unchain(chain: tuple[Any, ...] | None) -> list[Any]:
 
 
 def rule_order(number: str) -> tuple[Any, ...]:
+    found = _RULE_ORDER.get(number)
+    if found is None:
+        found = _RULE_ORDER[number] = _rule_order(number)
+    return found
+
+
+_RULE_ORDER: dict[str, tuple[Any, ...]] = {}
+
+
+def _rule_order(number: str) -> tuple[Any, ...]:
     parts: list[Any] = []
     for piece in number.split("."):
         digits = "".join(ch for ch in piece if ch.isdigit())
