@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .dsl import ir
 from .dsl.diagnostics import Diagnostic
@@ -183,7 +183,8 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
 
     for clause in program.of(ir.RequireDecl):
         try:
-            holds = machine.compiler.expr(clause.test, clause.rule)(_Static(), {})
+            test = machine.compiler.expr(clause.test, clause.rule)
+            holds = test(cast(GameState, _Static()), {})
         except CortesRulesError as error:
             report(clause.span, f"cannot check this requirement: {error}", clause.rule)
             continue
