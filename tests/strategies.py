@@ -223,9 +223,11 @@ def play(state: GameState, script: Script, hook: Hook | None = None,
         cost, rules = None, ()
         if action.kind == "move":
             last_unit = action.args[0]
-            if hook:
-                entry = move_entry(state.log[logged:], last_unit)
-                cost, rules = move_cost(entry), entry.rules
+            # The move is made later (or not at all) when ending the previous
+            # unit's move opened an overstack removal first (6.7, golden C1).
+            made = [e for e in state.log[logged:] if e.text.startswith(f"{last_unit} moves ")]
+            if hook and made:
+                cost, rules = move_cost(made[-1]), made[-1].rules
         if hook:
             hook(state, action, Before(snapshot, cost, rules))
         yield action

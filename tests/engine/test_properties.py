@@ -194,7 +194,7 @@ def _movement_points(book, setup, seed, script, *, first_step_rule: bool):
     steps_taken: Counter[tuple[int, str, str]] = Counter()
 
     def hook(st_, action, before):
-        if action.kind != "move":
+        if action.kind != "move" or before.cost is None:  # not made yet (6.7 first)
             return
         uid = action.args[0]
         move = st_.attribute(uid, "move")
