@@ -381,9 +381,10 @@ class _Gen:
         self.keys: dict[str, str] = {}
         self.scopes: list[_Scope] = []
         self.open_scope()
-        # While generating the body of a cached loop: note what state is read.
+        # While generating the body of cached loops: note what state is read,
+        # into the list of the innermost one (their depths, outermost first).
         self.recording = False
-        self.record_level = 0
+        self.record_levels: list[int] = []
         # Values are kept per iteration of loops at or above this depth only (see
         # expression()).
         self.floor = 0
@@ -412,21 +413,27 @@ class _Gen:
         self.preloads, self.keys, self.floor = saved
         return value
 
+    @property
+    def reads(self) -> str:
+        """The list the innermost cached loop notes its reads in."""
+        return f"RS{len(self.record_levels)}"
+
     def rec(self, what: str, obj: str = "") -> None:
         """Note a read of the state: of a piece, a place, the rest, or something unknown."""
         if not self.recording:
             return
         piece, holds, marks = self.fast.stamp_offsets
+        reads = self.reads
         if what == "piece":
-            self.w(f"RS.append({piece} + {obj}.index)")
+            self.w(f"{reads}.append({piece} + {obj}.index)")
         elif what == "holds":
-            self.w(f"RS.append({holds} + {obj}.index)")
+            self.w(f"{reads}.append({holds} + {obj}.index)")
         elif what == "place":
-            self.w(f"RS.append({marks} + {obj}.index)")
+            self.w(f"{reads}.append({marks} + {obj}.index)")
         elif what == "global":
-            self.w("RS.append(0)")
+            self.w(f"{reads}.append(0)")
         else:
-            self.w("RX = True")
+            self.w(f"RX{len(self.record_levels)} = True")
 
     # ------------------------------------------------------------ scopes
     @property
@@ -569,8 +576,13 @@ class _Gen:
         level = max(max((loc.level for _, loc in deps), default=0), self.floor)
         if level >= self.depth:
             return None
-        if self.recording and level < self.record_level:
-            self.rec("unknown")   # computed once for many cached iterations
+        # A value kept across iterations of a cached loop: each iteration that uses
+        # it depends on what computing it read (kept beside it), if that was
+        # noted at all (the value belongs to a cached loop's iteration).
+        shared = self.recording and level < self.record_levels[-1]
+        if shared and level < self.record_levels[0]:
+            self.rec("unknown")
+            shared = False
         key = (shape(node), ctx.env, tuple(sorted((n, loc.var) for n, loc in deps)))
         scope = self.scopes[level]
         var = scope.cache.get(key)
@@ -580,9 +592,18 @@ class _Gen:
             scope.inits.append(var)
         self.w(f"if {var} is MISS:")
         self.push()
+        if shared:
+            reads, saved = self.reads, self.fast.fresh("saved")
+            unknown = f"RX{len(self.record_levels)}"
+            self.w(f"{saved} = ({reads}, {unknown}); {reads} = []; {unknown} = False")
         value = self.x(node, ctx.skipping(node))
         self.w(f"{var} = {value}")
+        if shared:
+            self.w(f"R{var} = ({reads}, {unknown}); {reads}, {unknown} = {saved}")
         self.pop()
+        if shared:
+            self.w(f"{reads}.extend(R{var}[0])")
+            self.w(f"if R{var}[1]: {unknown} = True")
         return var
 
     def _fold(self, node: ir.Expr, ctx: _Ctx) -> str | None:
@@ -615,7 +636,9 @@ class _Gen:
         outer = self.tmp("outer")
         self.w(f"{outer} = s.trail")
         self.w("s.trail = set()")
+        recording, self.recording = self.recording, False   # reads no state
         value = self.x(node, inner)
+        self.recording = recording
         self.w(f"{hit} = ({value}, frozenset(s.trail))")
         self.w(f"s.trail = {outer}")
         self.w(f"if len({m}) >= {MEMO_LIMIT}: {m}.clear()")
@@ -766,9 +789,24 @@ class _Gen:
         name = node.name
         fast = self.fast
         getter = self.k(fast.ref.getter(name))
+        owners = fast.owners_of(name)
+        if not ctx.trail and not self.recording:
+            # One conditional expression, when every owner's read is one.
+            mark = len(self.lines), self.ind
+            inline = f"{getter}(s, {obj})"
+            for owner in reversed(owners):
+                cls = {"piece": "Piece", "place": "Place", "player": "Player"}[owner]
+                read = self.owned_attr(owner, name, obj, ctx)
+                if len(self.lines) != mark[0]:
+                    del self.lines[mark[0]:]
+                    self.ind = mark[1]
+                    break
+                inline = f"({read} if type({obj}) is {cls} else {inline})"
+            else:
+                return inline
         t = self.tmp()
         word = "if"
-        for owner in fast.owners_of(name):
+        for owner in owners:
             cls = {"piece": "Piece", "place": "Place", "player": "Player"}[owner]
             self.w(f"{word} type({obj}) is {cls}:")
             self.push()
@@ -1128,6 +1166,9 @@ class FastCompiler:
         self.folding = folding
         self.hoisting = True
         self.caching = True
+        # How many of an option's loops, from the outside, keep what their
+        # iterations found (more levels save recomputing but cost more entries).
+        self.cache_levels = 1
         self.stamp_offsets = (1, 1, 1)   # set by the machine (see GameState.stamps)
         self.purity = Purity(self)
         self.memos: list[dict[Any, Any]] = []
@@ -1324,8 +1365,8 @@ class FastCompiler:
         for i, param in enumerate(option.params):
             domain = gen.x(param.domain, ctx)
             var = locs[param.name].var
-            if i == 0 and cached:
-                self._cached_loop_head(gen, var, domain)
+            if cached and i < self.cache_levels:
+                self._cached_loop_head(gen, var, domain, i + 1)
             else:
                 gen.loop(var, domain)
             ctx = ctx.bind(**{param.name: _Local(var, True, gen.depth)})
@@ -1357,31 +1398,41 @@ class FastCompiler:
         gen.w("if stop: return")
         gen.pop()
         if cached:
-            # Close the inner loops, then keep what the outer iteration found.
-            while gen.depth > 1:
-                gen.end_loop()
-            gen.w("if not RX: ENTRIES[EK] = _entry(s, RS, out, MARK)")
-            gen.recording = False
+            # Close the loops, innermost first; keep what each iteration found.
             site = self.const(object())
             sig = ", ".join(f"memo_key({v})" for v in gen.preloads.values())
-            gen.lines[setup] = "\n".join([
-                f"    SIG = ({sig}{',' if gen.preloads else ''})",
-                f"    ENTRIES = s._ecache.get(({site}, SIG))",
-                "    if ENTRIES is None:",
-                f"        ENTRIES = s._ecache[({site}, SIG)] = {{}}",
-                "    STAMPS = s.stamps"])
+            head = [f"    SIG = ({sig}{',' if gen.preloads else ''})", "    STAMPS = s.stamps"]
+            levels = min(self.cache_levels, len(option.params))
+            while gen.depth > levels:
+                gen.end_loop()
+            for k in range(levels, 0, -1):
+                gen.w(f"if not RX{k}: ENTRIES{k}[EK{k}] = _entry(s, RS{k}, out, MARK{k})")
+                if k > 1:
+                    gen.w(f"RS{k - 1}.extend(RS{k})")
+                    gen.w(f"if RX{k}: RX{k - 1} = True")
+                gen.record_levels.pop()
+                gen.end_loop()
+                head += [f"    ENTRIES{k} = s._ecache.get(({site}, {k}, SIG))",
+                         f"    if ENTRIES{k} is None:",
+                         f"        ENTRIES{k} = s._ecache[({site}, {k}, SIG)] = {{}}"]
+            gen.recording = False
+            gen.lines[setup] = "\n".join(head)
         fn = self.build(self.fresh("enum"), "s, env, out, stop", gen.finish(), gen)
         return fn  # type: ignore[no-any-return]
 
-    def _cached_loop_head(self, gen: _Gen, var: str, domain: str) -> None:
-        """The outer loop of a cached enumeration: reuse an iteration's ids while the
-        stamps of everything it read are unchanged; else run it, noting what it reads."""
+    def _cached_loop_head(self, gen: _Gen, var: str, domain: str, k: int) -> None:
+        """A loop of a cached enumeration (the ``k``-th, from the outside): reuse an
+        iteration's ids while the stamps of everything it read are unchanged; else run
+        it, noting what it reads (and telling the loops around it)."""
         gen.w(f"for {var} in {domain}:")
         gen.push()
-        gen.w(f"EK = {var} if type({var}) in _PLAIN_KEYS else memo_key({var})")
-        gen.w("E = ENTRIES.get(EK)")
+        own = f"{var} if type({var}) in _PLAIN_KEYS else memo_key({var})"
+        gen.w(f"EK{k} = {own}" if k == 1 else f"EK{k} = (EK{k - 1}, {own})")
+        gen.w(f"E = ENTRIES{k}.get(EK{k})")
         gen.w("if E is not None and E[0](STAMPS) == E[1]:")
         gen.push()
+        if k > 1:
+            gen.w(f"RS{k - 1}.extend(E[3])")
         gen.w("if E[2]:")
         gen.push()
         gen.w("out.extend(E[2])")
@@ -1389,15 +1440,15 @@ class FastCompiler:
         gen.pop()
         gen.w("continue")
         gen.pop()
-        gen.w("RS = []; RX = False; MARK = len(out)")
+        gen.w(f"RS{k} = []; RX{k} = False; MARK{k} = len(out)")
         gen.open_scope()
         gen.recording = True
-        gen.record_level = gen.depth
+        gen.record_levels.append(gen.depth)
 
 
-def _stamps(indices: list[int]) -> Callable[[list[int]], tuple[int, ...]]:
-    """A function reading the stamps at some indexes, as a tuple."""
-    found = sorted(set(indices))
+def _stamps(indices: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
+    """A function reading the stamps at some indexes (sorted, distinct), as a tuple."""
+    found = indices
     if not found:
         return _no_stamps
     if len(found) == 1:
@@ -1413,8 +1464,9 @@ def _no_stamps(stamps: list[int]) -> tuple[int, ...]:
 
 def _entry(s: State, read: list[int], out: list[int], mark: int) -> tuple[Any, ...]:
     """What a cached iteration found (its ids), with the stamps of what it read."""
-    by_stamps = _stamps(read)
-    return (by_stamps, by_stamps(s.stamps), tuple(out[mark:]))
+    indices = tuple(sorted(set(read)))
+    by_stamps = _stamps(indices)
+    return (by_stamps, by_stamps(s.stamps), tuple(out[mark:]), indices)
 
 
 def _unknown(name: str) -> Any:

@@ -562,6 +562,7 @@ class _RegionCompiler:
         self.fast = owner.m.fast
         self.gen = self.fast.generator(indent=1)
         self.locs: dict[str, str] = {}
+        self.locs_env: tuple[str, str] | None = None
         self.pending = 0
 
     def w(self, line: str) -> None:
@@ -584,6 +585,8 @@ class _RegionCompiler:
         self.w(f"{t} = {gen.expression(node, self.locs)}")
         gen.pop()
         self.w("except Exception:")
+        if self.locs_env is not None:   # a loop variable not yet written to env
+            self.w(f"    env[{self.locs_env[0]!r}] = {self.locs_env[1]}")
         self.w(f"    {t} = {root}(s, env)")
         return t
 
@@ -702,35 +705,47 @@ class _RegionCompiler:
         gen = self.gen
         self.owner.counter += 1
         key = f"$for{self.owner.counter}"
-        items, i, found, item = (self.fast.fresh(p) for p in ("items", "i", "found", "item"))
+        items, i, found, item, size, start = (self.fast.fresh(p) for p in (
+            "items", "i", "found", "item", "size", "start"))
         self.count()
         d = self.value(st.domain)
         self.w(f"{items} = tuple(sorted({d}, key=_sort_key)) if isinstance({d}, frozenset) "
                f"else tuple({d})")
-        # The loop's position is only seen once it is over (or by the reference,
-        # which never runs while this does): it is written when the loop ends.
         self.w(f"{i} = 0")
+        self.w(f"{size} = len({items})")
         saved = self.locs
-        if st.name not in _assigned(st.body):
+        local = st.name not in _assigned(st.body)
+        if local:
             self.locs = {**saved, st.name: item}
         else:
             self.locs = {k: v for k, v in saved.items() if k != st.name}
         self.flush()
+        # The loop variable is written to env before the body and whenever the
+        # reference might read it; the loop's position only once the loop is
+        # over (nothing that runs meanwhile can see either otherwise).
         self.w("while True:")
         gen.push()
         self.count()
         self.flush()
         self.w(f"{found} = False")
-        self.w(f"while {i} < len({items}):")
+        self.w(f"{start} = {i}")
+        self.w(f"while {i} < {size}:")
         gen.push()
-        self.w(f"{item} = env[{st.name!r}] = {items}[{i}]")
+        self.w(f"{item} = {items}[{i}]")
+        if not local:
+            self.w(f"env[{st.name!r}] = {item}")
         self.w(f"{i} += 1")
         if st.where is not None:
+            self.locs_env = (st.name, item) if local else None
             self.w(f"if {self.value(st.where)}: {found} = True; break")
+            self.locs_env = None
         else:
             self.w(f"{found} = True; break")
         gen.pop()
-        self.w(f"if not {found}: break")
+        self.w(f"if not {found}:")
+        self.w(f"    if {i} > {start}: env[{st.name!r}] = {items}[{i} - 1]")
+        self.w("    break")
+        self.w(f"env[{st.name!r}] = {item}")
         for x in st.body:
             self.stmt(x)
         self.count()
