@@ -689,6 +689,7 @@ class _RegionCompiler:
         if name in ref.piece_attributes:
             values, old = self.fast.fresh("values"), self.fast.fresh("old")
             self.w(f"if type({o}) is Piece:")
+            self.w("    if s._pieces_shared: s._own_pieces()")
             self.w(f"    {values} = s.piece_attrs[{name!r}]")
             self.w(f"    {old} = {values}[{o}.index]")
             self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
@@ -803,8 +804,11 @@ class GameState:
         # place's attributes (machine.marks + place index). Cached enumerations
         # check them. Shared with clones until either state writes.
         self.stamps: list[int] = [0] * machine.stamp_count
+        # What a clone shares with this state until either writes to it (see clone()).
         self._stamps_shared = False
         self._places_shared = False
+        self._pieces_shared = False
+        self._board_shared = False
         self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
         self.piece_attrs: dict[str, list[Any]] = {}
@@ -852,6 +856,10 @@ class GameState:
         stamp = tick()
         if self._stamps_shared:
             self._own_stamps()
+        if self._board_shared:
+            self.where = self.where[:]
+            self.occupants = self.occupants.copy()
+            self._board_shared = False
         stamps = self.stamps
         stamps[1 + piece.index] = stamp
         holds = self.machine.holds
@@ -1005,18 +1013,22 @@ class GameState:
 
     # ------------------------------------------------------------ copying
     def clone(self) -> GameState:
+        """An independent copy of this position.
+
+        The flat arrays (where pieces are, what places hold, the attributes,
+        the stamps) are shared until either state writes to one: the first
+        write copies it (copy on write). The frames are copied shallowly; the
+        log and history are immutable chains, shared.
+        """
         twin = object.__new__(GameState)
         twin.__dict__.update(self.__dict__)
-        twin.where = self.where[:]
-        twin.occupants = self.occupants.copy()
-        twin.piece_attrs = {k: v[:] for k, v in self.piece_attrs.items()}
-        twin.player_attrs = {k: v[:] for k, v in self.player_attrs.items()}
-        # The places' attributes and the stamps are shared until either state
-        # writes to them.
         self._places_shared = twin._places_shared = True
         self._stamps_shared = twin._stamps_shared = True
-        twin.values = dict(self.values)
-        twin.stack = [[f[0], f[1], dict(f[2])] for f in self.stack]
+        self._pieces_shared = twin._pieces_shared = True
+        self._board_shared = twin._board_shared = True
+        twin.player_attrs = {k: v[:] for k, v in self.player_attrs.items()}
+        twin.values = self.values.copy()
+        twin.stack = [[f[0], f[1], f[2].copy()] for f in self.stack]
         return twin
 
     def _restore(self, snapshot: GameState) -> None:
@@ -1026,6 +1038,11 @@ class GameState:
         """Copy the places' attributes this state shares with its clones, before writing."""
         self.place_attrs = {k: v[:] for k, v in self.place_attrs.items()}
         self._places_shared = False
+
+    def _own_pieces(self) -> None:
+        """Copy the pieces' attributes this state shares with its clones, before writing."""
+        self.piece_attrs = {k: v[:] for k, v in self.piece_attrs.items()}
+        self._pieces_shared = False
 
     def _own_stamps(self) -> None:
         self.stamps = self.stamps[:]
@@ -1037,6 +1054,8 @@ class GameState:
         self.stamps[index] = tick()
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
+        if self._pieces_shared:
+            self._own_pieces()
         values = self.piece_attrs[name]
         if not _same(values[index], value):
             values[index] = value
