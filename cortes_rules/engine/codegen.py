@@ -1,4 +1,4 @@
-"""The interpreter's fast path: expressions and choice options compiled to Python source.
+"""The interpreter's fast path: expressions, options and statements compiled to Python source.
 
 :mod:`.compile` turns every expression into a tree of closures that pass a
 dict of variables down; that is the reference, and it stays the one that
@@ -8,25 +8,33 @@ functions, hooks, derived attributes and ``allowed(...)`` in place, and
 type-test values only where the rules leave the type open. The meaning is
 the reference's, clause for clause (dynamic scope included: a name not bound
 locally is looked up among the variables the expression is evaluated with,
-then among the declarations).
+then among the declarations). Whenever generated code raises, the same
+evaluation runs again on the reference closures, so errors (and
+``defined(...)``) behave exactly as there; where Python cannot compile what
+would be generated (nesting beyond its limits), the reference runs instead.
 
-Two more things make it fast, both decided from the IR alone:
+What makes it fast is decided from the IR alone, knowing no game:
 
 - *Static folding.* A sub-expression that reads no mutable state (no
   declared attribute, no place of a piece, no pieces of a place, no value,
-  no turn) is a function of the variables it reads, so its value is
+  no turn, no roll) is a function of the variables it reads, so its value is
   memoised, keyed by those variables' values (pieces, places and players are
-  interned objects), together with the rules it drew on while a rule trail
-  was kept (``with_rules``).
+  interned objects), with the rules it drew on while a rule trail was kept
+  (``with_rules``): a move's cost, a stacking check of a given set of units.
+- *Loop invariants.* While one evaluation runs the state stands still, so a
+  value that depends only on variables bound outside a loop is computed at
+  most once per iteration of that outer loop, and only when first needed.
 - *Options compiled whole.* The candidates of a choice option are
   enumerated by one generated function: nested loops over the parameters'
   domains, bindings as locals, the ``where`` clause and the action kind's
-  ``forbid``/``permit`` clauses expanded in line, the action id computed
-  from the parameters' indexes.
+  ``forbid``/``permit`` clauses expanded in line, in the reference's order,
+  the action id computed from the parameters' indexes.
+- *Cached iterations.* Every write to the state is stamped (see
+  ``GameState.stamps``); the outer iteration of an enumeration notes the
+  stamps of all it read, and is reused, ids and all, while they are unchanged.
 
-Whenever generated code raises, the same evaluation is run again on the
-reference closures, so errors (and ``defined(...)``) behave exactly as there.
-Nothing here knows a game: it compiles whatever the rulebook states.
+Statements that never pause are compiled by the machine into regions
+(``machine._RegionCompiler``) with the same generator.
 """
 
 from __future__ import annotations
@@ -67,7 +75,6 @@ MAX_INDENT = 60        # deeper code is left to the reference closures
 _ITERABLE = (tuple, list, frozenset, set)
 _PLAIN_KEYS = frozenset({Piece, Place, Player, str, int, type(None), Dice, Table, object})
 _LEAVES = (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit, ir.Name)
-_WORTH = (ir.Attr, ir.Call, ir.Index, ir.Is)
 
 
 _FROZEN: dict[int, tuple[Any, Any]] = {}
@@ -123,8 +130,11 @@ def _first_item(c: Any, *d: Any) -> Any:
                 d[0] if d else None)
 
 
-class _Unsupported(Exception):
-    """Raised while generating: this node is left to the reference closure."""
+class Unsupported(Exception):
+    """Raised while generating: this node (or function) is left to the reference."""
+
+
+_Unsupported = Unsupported
 
 
 # ============================================================ purity
@@ -1294,7 +1304,11 @@ class FastCompiler:
             pre = ["    " + f"{var} = env.get({n!r}, MISS)" for n, var in gen.preloads.items()]
             pre += ["    " + f"{gen.keys[n]} = memo_key({gen.preloads[n]})" for n in gen.keys]
         source = "\n".join(head + pre + body) + "\n"
-        code = compile(source, f"<rules:{name}>", "exec")
+        try:
+            code = compile(source, f"<rules:{name}>", "exec")
+        except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
+            # Python's own limits (nested blocks, parentheses): the reference runs.
+            raise _Unsupported(f"{name}: {error}") from None
         scope: dict[str, Any] = {}
         exec(code, self.ns, scope)  # noqa: S102 - our own generated source
         fn = scope[name]
@@ -1315,7 +1329,10 @@ class FastCompiler:
             "    except Exception:",
             "        pass",
             f"    return _fallback(s, env, {reference})"]
-        fn: Fn = self.build(self.fresh("expr"), "s, env", body, gen)
+        try:
+            fn: Fn = self.build(self.fresh("expr"), "s, env", body, gen)
+        except _Unsupported:
+            return ref
         return fn
 
     def reads_in_order(self, option: ir.Option) -> bool:

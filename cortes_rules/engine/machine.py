@@ -27,7 +27,7 @@ from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError
 from . import rng
 from .actions import Action, unchecked_action
-from .codegen import FastCompiler
+from .codegen import FastCompiler, Unsupported
 from .compile import Compiler, Fn, RulesRuntimeError, dice_outcomes, format_value
 
 CHANCE = "chance"
@@ -401,7 +401,15 @@ class _ProcCompiler:
         if len(run) == 1 and not isinstance(run[0], (ir.If, ir.ForEach)):
             self.stmt(run[0])
             return
-        self.emit(REGION, _RegionCompiler(self).compile(run))
+        counter = self.counter
+        try:
+            region = _RegionCompiler(self).compile(run)
+        except Unsupported:   # beyond what Python compiles: instructions, as before
+            self.counter = counter
+            for st in run:
+                self.stmt(st)
+            return
+        self.emit(REGION, region)
 
     def stmt(self, st: ir.Stmt) -> None:
         if isinstance(st, ir.Let):
