@@ -1347,6 +1347,42 @@ class FastCompiler:
                 return False
         return True
 
+    def binder(self, option: ir.Option) -> Callable[..., tuple[Any, ...]] | None:
+        """``bind(s, env, values)``: an option's bindings for given parameter values.
+
+        As the reference works them out before applying an action: from the
+        variables ``env``, the parameters set, each binding in turn. It raises
+        whatever the reference might not (the caller then runs the reference).
+        """
+        if not option.bindings:
+            return None
+        gen = _Gen(self, indent=1)
+        gen.w("if s.trail is not None: raise TrailKept()")
+        locs: dict[str, _Local] = {}
+        for i, param in enumerate(option.params):
+            var = self.fresh("o_" + _IDENT.sub("_", param.name))
+            gen.w(f"{var} = values[{i}]")
+            locs[param.name] = _Local(var, True)
+        for name, _ in option.bindings:
+            if name not in locs:
+                var = self.fresh("o_" + _IDENT.sub("_", name))
+                gen.w(f"{var} = {gen.envvar(name)}")
+                locs[name] = _Local(var, False)
+        ctx = _Ctx(True, dict(locs))
+        out = []
+        try:
+            for name, expr in option.bindings:
+                value = gen.x(expr, ctx)
+                var = locs[name].var
+                gen.w(f"{var} = {value}")
+                ctx = ctx.bind(**{name: _Local(var, True)})
+                out.append(var)
+            gen.w(f"return ({', '.join(out)},)")
+            fn = self.build(self.fresh("bind"), "s, env, values", gen.finish(), gen)
+        except _Unsupported:
+            return None
+        return fn  # type: ignore[no-any-return]
+
     def enumerator(self, option: ir.Option, kind: Any) -> Callable[..., None] | None:
         """The candidates of one option, as the ids of its legal actions.
 

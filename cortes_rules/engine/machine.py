@@ -32,6 +32,7 @@ from .compile import Compiler, Fn, RulesRuntimeError, dice_outcomes, format_valu
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
+EVERYONE = object()   # a log line without ``to``
 # Every write to the state is stamped with a number drawn from this one counter,
 # so that a stamp names one write wherever the state was copied since.
 tick = itertools.count(1).__next__
@@ -127,7 +128,8 @@ class Outcome:
 
 
 class OptionSpec:
-    __slots__ = ("kind", "params", "bindings", "where", "body", "span", "enum", "clean")
+    __slots__ = ("kind", "params", "bindings", "where", "body", "span", "enum", "clean",
+                 "binder")
 
     def __init__(self, kind: str, params: tuple[tuple[str, Fn], ...],
                  bindings: tuple[tuple[str, Fn], ...], where: Fn | None, span: Any) -> None:
@@ -135,6 +137,7 @@ class OptionSpec:
         self.body = 0
         self.span = span
         self.enum: Any = None
+        self.binder: Any = None
         self.clean = False   # candidates read no parameter or binding before it is set
 
 
@@ -514,6 +517,7 @@ class _ProcCompiler:
             if kind is not None:
                 o.enum = self.m.fast.enumerator(option, kind)
                 o.clean = self.m.fast.reads_in_order(option)
+                o.binder = self.m.fast.binder(option)
             o.body = self.here()
             self.block(option.body)
             ends.append(self.emit(NOP))
@@ -526,7 +530,12 @@ class _ProcCompiler:
     _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
 
     def template(self, text: str, span: Any) -> Any:
-        parts: list[Any] = []
+        return tuple(p if isinstance(p, str) else self.x(p)
+                     for p in self.template_fields(text, span))
+
+    def template_fields(self, text: str, span: Any) -> tuple[str | ir.Expr, ...]:
+        """A log text's literal parts and the expressions of its ``{fields}``."""
+        parts: list[str | ir.Expr] = []
         last = 0
         for match in self._FIELD.finditer(text):
             parts.append(text[last:match.start()])
@@ -534,7 +543,7 @@ class _ProcCompiler:
             node: ir.Expr = ir.Name(names[0], span)
             for attr in names[1:]:
                 node = ir.Attr(node, attr, span)
-            parts.append(self.x(node))
+            parts.append(node)
             last = match.end()
         parts.append(text[last:])
         return tuple(parts)
@@ -642,11 +651,14 @@ class _RegionCompiler:
             self.w(f"s._put_op({what}, {where}, {self.k(st.span)}, {proc})")
         elif isinstance(st, ir.Log):
             o = self.owner
-            ins = (LOG, o.template(st.text, st.span),
-                   o.x(st.cite) if st.cite is not None else None,
-                   o.x(st.to) if st.to is not None else None)
+            fields = o.template_fields(st.text, st.span)
+            parts = tuple(p if isinstance(p, str) else o.x(p) for p in fields)
             self.count()
-            self.w(f"s._log_line({self.k(ins)}, env)")
+            values = [self.value(p) for p in fields if not isinstance(p, str)]
+            cited = self.value(st.cite) if st.cite is not None else "None"
+            to = self.value(st.to) if st.to is not None else self.k(EVERYONE)
+            self.w(f"s._log_values({self.k(parts)}, ({''.join(v + ', ' for v in values)}), "
+                   f"{cited}, {to})")
         elif isinstance(st, ir.Reveal):
             self.count()
             pieces = self.value(st.pieces)
@@ -1335,6 +1347,17 @@ class GameState:
                 continue
             if not option.clean or number not in found:
                 return None
+            if op == CHOOSE and option.binder is not None:
+                try:
+                    bound = option.binder(self, frame[2], values)
+                except Exception:
+                    pass   # the reference's functions below say what goes wrong
+                else:
+                    scratch = {name: value for (name, _), value
+                               in zip(option.params, values, strict=False)}
+                    for (name, _), value in zip(option.bindings, bound, strict=True):
+                        scratch[name] = value
+                    return option, scratch
             scratch = dict(frame[2])
             if op == SEALED:
                 scratch[spec.name] = self._sealed_next(spec, frame[2])
@@ -1556,13 +1579,19 @@ class GameState:
     def _log_line(self, ins: tuple[Any, ...], env: dict[str, Any]) -> None:
         values = tuple([p(self, env) for p in ins[1] if not isinstance(p, str)])
         cited = ins[2](self, env) if ins[2] is not None else None
+        self._log_values(ins[1], values, cited,
+                         ins[3](self, env) if ins[3] is not None else EVERYONE)
+
+    def _log_values(self, parts: tuple[Any, ...], values: tuple[Any, ...], cited: Any,
+                    to: Any) -> None:
+        """Add a log line: its template, the values of its fields, the rules it cites and
+        (``to``, or EVERYONE) who may read it."""
         audience = None
-        if ins[3] is not None:
-            to = ins[3](self, env)
+        if to is not EVERYONE:
             to = to if isinstance(to, (tuple, frozenset, list)) else (to,)
             audience = frozenset(str(p) for p in to)
         entry = LogEntry.later(self.turn, self.phase_label if self.machine.phases else "",
-                               ins[1], values, cited, audience)
+                               parts, values, cited, audience)
         self._log = (entry, self._log)
 
     def _finish(self, winner: Any, reason: str) -> None:
