@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 
 MISS = _MISSING
 MEMO_LIMIT = 200_000   # entries per memo before it is emptied (bounds memory)
+ECACHE_LIMIT = 256     # cached enumerations (site and variables) kept per game
 MAX_INLINE = 24        # nesting of expanded functions, hooks and derived attributes
 MAX_INDENT = 60        # deeper code is left to the reference closures
 _ITERABLE = (tuple, list, frozenset, set)
@@ -1467,6 +1468,7 @@ class FastCompiler:
                 gen.end_loop()
                 head += [f"    ENTRIES{k} = s._ecache.get(({site}, {k}, SIG))",
                          f"    if ENTRIES{k} is None:",
+                         f"        if len(s._ecache) >= {ECACHE_LIMIT}: s._ecache.clear()",
                          f"        ENTRIES{k} = s._ecache[({site}, {k}, SIG)] = {{}}"]
             gen.recording = False
             gen.lines[setup] = "\n".join(head)

@@ -32,6 +32,7 @@ from .compile import Compiler, Fn, RulesRuntimeError, dice_outcomes, format_valu
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
+INT_RANGE = 1024
 EVERYONE = object()   # a log line without ``to``
 # Every write to the state is stamped with a number drawn from this one counter,
 # so that a stamp names one write wherever the state was copied since.
@@ -43,14 +44,14 @@ def _same(old: Any, value: Any) -> bool:
     """Whether writing ``value`` over ``old`` changes nothing any rule could tell."""
     return old is value or (type(old) is type(value) and type(value) in _SCALARS
                             and bool(old == value))
-INT_RANGE = 1024
+
 
 # Opcodes.
 (LET, SET_VAR, SET_ATTR, PUT, JUMP, JUMP_IF_NOT, FOR_INIT, FOR_NEXT, CALL, RETURN, CHOOSE,
  SEALED, DISPATCH, ROLL, DRAW, LOG, FINISH, FAIL, REVEAL, NOP, PHASE, TURN_END,
  CALL_PHASE, REGION) = range(24)
 # REGION runs a stretch of statements that never pauses, compiled to one Python
-# function (see _ProcCompiler.region); it returns how many instructions the
+# function (see _RegionCompiler); it returns how many instructions the
 # statements would have taken, for the step budget.
 _PAUSES = (CHOOSE, SEALED, ROLL, DRAW)
 
@@ -637,8 +638,8 @@ class _RegionCompiler:
             v = self.value(st.value)
             self.w(f"if {name!r} in env: env[{name!r}] = {v}")
             self.w(f"elif {name!r} in s.values: s.values[{name!r}] = {v}; s._stamp(0)")
-            self.w(f"else: raise RulesRuntimeError({f'set {name}: no such variable or value'!r}"
-                   f", {self.k(st.span)}, {proc}.rule)")
+            message = f"'set {name}': no such variable or value"
+            self.w(f"else: raise RulesRuntimeError({message!r}, {self.k(st.span)}, {proc}.rule)")
         elif isinstance(st, ir.SetStmt):
             assert isinstance(st.target, ir.Attr)
             self.count()
