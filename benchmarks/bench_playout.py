@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
 
-import cortes_rules
+# Measure the checkout this script belongs to, not another installed copy.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cortes_rules  # noqa: E402
 
 
 def main() -> None:

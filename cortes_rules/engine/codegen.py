@@ -1,4 +1,4 @@
-"""The interpreter's fast path: expressions and choice options compiled to Python source.
+"""The interpreter's fast path: expressions, options and statements compiled to Python source.
 
 :mod:`.compile` turns every expression into a tree of closures that pass a
 dict of variables down; that is the reference, and it stays the one that
@@ -8,25 +8,33 @@ functions, hooks, derived attributes and ``allowed(...)`` in place, and
 type-test values only where the rules leave the type open. The meaning is
 the reference's, clause for clause (dynamic scope included: a name not bound
 locally is looked up among the variables the expression is evaluated with,
-then among the declarations).
+then among the declarations). Whenever generated code raises, the same
+evaluation runs again on the reference closures, so errors (and
+``defined(...)``) behave exactly as there; where Python cannot compile what
+would be generated (nesting beyond its limits), the reference runs instead.
 
-Two more things make it fast, both decided from the IR alone:
+What makes it fast is decided from the IR alone, knowing no game:
 
 - *Static folding.* A sub-expression that reads no mutable state (no
   declared attribute, no place of a piece, no pieces of a place, no value,
-  no turn) is a function of the variables it reads, so its value is
+  no turn, no roll) is a function of the variables it reads, so its value is
   memoised, keyed by those variables' values (pieces, places and players are
-  interned objects), together with the rules it drew on while a rule trail
-  was kept (``with_rules``).
+  interned objects), with the rules it drew on while a rule trail was kept
+  (``with_rules``): a move's cost, a stacking check of a given set of units.
+- *Loop invariants.* While one evaluation runs the state stands still, so a
+  value that depends only on variables bound outside a loop is computed at
+  most once per iteration of that outer loop, and only when first needed.
 - *Options compiled whole.* The candidates of a choice option are
   enumerated by one generated function: nested loops over the parameters'
   domains, bindings as locals, the ``where`` clause and the action kind's
-  ``forbid``/``permit`` clauses expanded in line, the action id computed
-  from the parameters' indexes.
+  ``forbid``/``permit`` clauses expanded in line, in the reference's order,
+  the action id computed from the parameters' indexes.
+- *Cached iterations.* Every write to the state is stamped (see
+  ``GameState.stamps``); the outer iteration of an enumeration notes the
+  stamps of all it read, and is reused, ids and all, while they are unchanged.
 
-Whenever generated code raises, the same evaluation is run again on the
-reference closures, so errors (and ``defined(...)``) behave exactly as there.
-Nothing here knows a game: it compiles whatever the rulebook states.
+Statements that never pause are compiled by the machine into regions
+(``machine._RegionCompiler``) with the same generator.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import types
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -62,12 +71,12 @@ if TYPE_CHECKING:
 
 MISS = _MISSING
 MEMO_LIMIT = 200_000   # entries per memo before it is emptied (bounds memory)
+ECACHE_LIMIT = 256     # cached enumerations (site and variables) kept per game
 MAX_INLINE = 24        # nesting of expanded functions, hooks and derived attributes
 MAX_INDENT = 60        # deeper code is left to the reference closures
 _ITERABLE = (tuple, list, frozenset, set)
 _PLAIN_KEYS = frozenset({Piece, Place, Player, str, int, type(None), Dice, Table, object})
 _LEAVES = (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit, ir.Name)
-_WORTH = (ir.Attr, ir.Call, ir.Index, ir.Is)
 
 
 _FROZEN: dict[int, tuple[Any, Any]] = {}
@@ -123,8 +132,11 @@ def _first_item(c: Any, *d: Any) -> Any:
                 d[0] if d else None)
 
 
-class _Unsupported(Exception):
-    """Raised while generating: this node is left to the reference closure."""
+class Unsupported(Exception):
+    """Raised while generating: this node (or function) is left to the reference."""
+
+
+_Unsupported = Unsupported
 
 
 # ============================================================ purity
@@ -381,9 +393,10 @@ class _Gen:
         self.keys: dict[str, str] = {}
         self.scopes: list[_Scope] = []
         self.open_scope()
-        # While generating the body of a cached loop: note what state is read.
+        # While generating the body of cached loops: note what state is read,
+        # into the list of the innermost one (their depths, outermost first).
         self.recording = False
-        self.record_level = 0
+        self.record_levels: list[int] = []
         # Values are kept per iteration of loops at or above this depth only (see
         # expression()).
         self.floor = 0
@@ -412,21 +425,27 @@ class _Gen:
         self.preloads, self.keys, self.floor = saved
         return value
 
+    @property
+    def reads(self) -> str:
+        """The list the innermost cached loop notes its reads in."""
+        return f"RS{len(self.record_levels)}"
+
     def rec(self, what: str, obj: str = "") -> None:
         """Note a read of the state: of a piece, a place, the rest, or something unknown."""
         if not self.recording:
             return
         piece, holds, marks = self.fast.stamp_offsets
+        reads = self.reads
         if what == "piece":
-            self.w(f"RS.append({piece} + {obj}.index)")
+            self.w(f"{reads}.append({piece} + {obj}.index)")
         elif what == "holds":
-            self.w(f"RS.append({holds} + {obj}.index)")
+            self.w(f"{reads}.append({holds} + {obj}.index)")
         elif what == "place":
-            self.w(f"RS.append({marks} + {obj}.index)")
+            self.w(f"{reads}.append({marks} + {obj}.index)")
         elif what == "global":
-            self.w("RS.append(0)")
+            self.w(f"{reads}.append(0)")
         else:
-            self.w("RX = True")
+            self.w(f"RX{len(self.record_levels)} = True")
 
     # ------------------------------------------------------------ scopes
     @property
@@ -569,8 +588,13 @@ class _Gen:
         level = max(max((loc.level for _, loc in deps), default=0), self.floor)
         if level >= self.depth:
             return None
-        if self.recording and level < self.record_level:
-            self.rec("unknown")   # computed once for many cached iterations
+        # A value kept across iterations of a cached loop: each iteration that uses
+        # it depends on what computing it read (kept beside it), if that was
+        # noted at all (the value belongs to a cached loop's iteration).
+        shared = self.recording and level < self.record_levels[-1]
+        if shared and level < self.record_levels[0]:
+            self.rec("unknown")
+            shared = False
         key = (shape(node), ctx.env, tuple(sorted((n, loc.var) for n, loc in deps)))
         scope = self.scopes[level]
         var = scope.cache.get(key)
@@ -580,9 +604,18 @@ class _Gen:
             scope.inits.append(var)
         self.w(f"if {var} is MISS:")
         self.push()
+        if shared:
+            reads, saved = self.reads, self.fast.fresh("saved")
+            unknown = f"RX{len(self.record_levels)}"
+            self.w(f"{saved} = ({reads}, {unknown}); {reads} = []; {unknown} = False")
         value = self.x(node, ctx.skipping(node))
         self.w(f"{var} = {value}")
+        if shared:
+            self.w(f"R{var} = ({reads}, {unknown}); {reads}, {unknown} = {saved}")
         self.pop()
+        if shared:
+            self.w(f"{reads}.extend(R{var}[0])")
+            self.w(f"if R{var}[1]: {unknown} = True")
         return var
 
     def _fold(self, node: ir.Expr, ctx: _Ctx) -> str | None:
@@ -615,7 +648,9 @@ class _Gen:
         outer = self.tmp("outer")
         self.w(f"{outer} = s.trail")
         self.w("s.trail = set()")
+        recording, self.recording = self.recording, False   # reads no state
         value = self.x(node, inner)
+        self.recording = recording
         self.w(f"{hit} = ({value}, frozenset(s.trail))")
         self.w(f"s.trail = {outer}")
         self.w(f"if len({m}) >= {MEMO_LIMIT}: {m}.clear()")
@@ -766,9 +801,24 @@ class _Gen:
         name = node.name
         fast = self.fast
         getter = self.k(fast.ref.getter(name))
+        owners = fast.owners_of(name)
+        if not ctx.trail and not self.recording:
+            # One conditional expression, when every owner's read is one.
+            mark = len(self.lines), self.ind
+            inline = f"{getter}(s, {obj})"
+            for owner in reversed(owners):
+                cls = {"piece": "Piece", "place": "Place", "player": "Player"}[owner]
+                read = self.owned_attr(owner, name, obj, ctx)
+                if len(self.lines) != mark[0]:
+                    del self.lines[mark[0]:]
+                    self.ind = mark[1]
+                    break
+                inline = f"({read} if type({obj}) is {cls} else {inline})"
+            else:
+                return inline
         t = self.tmp()
         word = "if"
-        for owner in fast.owners_of(name):
+        for owner in owners:
             cls = {"piece": "Piece", "place": "Place", "player": "Player"}[owner]
             self.w(f"{word} type({obj}) is {cls}:")
             self.push()
@@ -1128,6 +1178,9 @@ class FastCompiler:
         self.folding = folding
         self.hoisting = True
         self.caching = True
+        # How many of an option's loops, from the outside, keep what their
+        # iterations found (more levels save recomputing but cost more entries).
+        self.cache_levels = 1
         self.stamp_offsets = (1, 1, 1)   # set by the machine (see GameState.stamps)
         self.purity = Purity(self)
         self.memos: list[dict[Any, Any]] = []
@@ -1168,6 +1221,7 @@ class FastCompiler:
             "_ITERABLE": _ITERABLE, "_hexside": hexside, "_is_number": _is_number,
             "_first_item": _first_item, "_unknown": _unknown, "format_value": format_value,
             "_fallback": _fallback, "TrailKept": TrailKept, "_entry": _entry,
+            "_become": _become,
         }
 
     # ------------------------------------------------------------ helpers
@@ -1253,15 +1307,33 @@ class FastCompiler:
             pre = ["    " + f"{var} = env.get({n!r}, MISS)" for n, var in gen.preloads.items()]
             pre += ["    " + f"{gen.keys[n]} = memo_key({gen.preloads[n]})" for n in gen.keys]
         source = "\n".join(head + pre + body) + "\n"
-        code = compile(source, f"<rules:{name}>", "exec")
+        try:
+            code = compile(source, f"<rules:{name}>", "exec")
+        except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
+            # Python's own limits (nested blocks, parentheses): the reference runs.
+            raise _Unsupported(f"{name}: {error}") from None
         scope: dict[str, Any] = {}
         exec(code, self.ns, scope)  # noqa: S102 - our own generated source
         fn = scope[name]
         fn.source = source
         return fn
 
+    def lazy(self, make: Callable[[], Callable[..., Any]]) -> Any:
+        """A function generated by ``make()`` when first called (its code replaces this one's).
+
+        Most expressions of a rulebook run rarely or never in a given game; so
+        loading one costs no more than the reference's compilation.
+        """
+        stub = types.FunctionType(_LAZY, self.ns, "lazy")
+        stub.__kwdefaults__ = {"_me": stub, "_make": make}
+        return stub
+
     def root(self, node: ir.Expr, ref: Fn) -> Fn:
         """A fast function for an expression, falling back to ``ref`` when it raises."""
+        fn: Fn = self.lazy(lambda: self._root(node, ref))
+        return fn
+
+    def _root(self, node: ir.Expr, ref: Fn) -> Fn:
         gen = _Gen(self, indent=2)
         try:
             value = gen.x(node, _Ctx(True, {}))
@@ -1274,7 +1346,10 @@ class FastCompiler:
             "    except Exception:",
             "        pass",
             f"    return _fallback(s, env, {reference})"]
-        fn: Fn = self.build(self.fresh("expr"), "s, env", body, gen)
+        try:
+            fn: Fn = self.build(self.fresh("expr"), "s, env", body, gen)
+        except _Unsupported:
+            return ref
         return fn
 
     def reads_in_order(self, option: ir.Option) -> bool:
@@ -1289,7 +1364,54 @@ class FastCompiler:
                 return False
         return True
 
+    def binder(self, option: ir.Option) -> Callable[..., tuple[Any, ...]] | None:
+        """``bind(s, env, values)``: an option's bindings for given parameter values.
+
+        As the reference works them out before applying an action: from the
+        variables ``env``, the parameters set, each binding in turn. It raises
+        whatever the reference might not (the caller then runs the reference).
+        """
+        if not option.bindings:
+            return None
+        fn: Callable[..., tuple[Any, ...]] = self.lazy(lambda: self._binder(option) or _refuse)
+        return fn
+
+    def _binder(self, option: ir.Option) -> Callable[..., tuple[Any, ...]] | None:
+        gen = _Gen(self, indent=1)
+        gen.w("if s.trail is not None: raise TrailKept()")
+        locs: dict[str, _Local] = {}
+        for i, param in enumerate(option.params):
+            var = self.fresh("o_" + _IDENT.sub("_", param.name))
+            gen.w(f"{var} = values[{i}]")
+            locs[param.name] = _Local(var, True)
+        for name, _ in option.bindings:
+            if name not in locs:
+                var = self.fresh("o_" + _IDENT.sub("_", name))
+                gen.w(f"{var} = {gen.envvar(name)}")
+                locs[name] = _Local(var, False)
+        ctx = _Ctx(True, dict(locs))
+        out = []
+        try:
+            for name, expr in option.bindings:
+                value = gen.x(expr, ctx)
+                var = locs[name].var
+                gen.w(f"{var} = {value}")
+                ctx = ctx.bind(**{name: _Local(var, True)})
+                out.append(var)
+            gen.w(f"return ({', '.join(out)},)")
+            fn = self.build(self.fresh("bind"), "s, env, values", gen.finish(), gen)
+        except _Unsupported:
+            return None
+        return fn  # type: ignore[no-any-return]
+
     def enumerator(self, option: ir.Option, kind: Any) -> Callable[..., None] | None:
+        """The candidates of one option, as the ids of its legal actions (generated when
+        first used; see :meth:`_enumerate`)."""
+        fn: Callable[..., None] = self.lazy(
+            lambda: self._enumerate(option, kind) or _refuse)
+        return fn
+
+    def _enumerate(self, option: ir.Option, kind: Any) -> Callable[..., None] | None:
         """The candidates of one option, as the ids of its legal actions.
 
         ``enum(s, env, out, stop)`` appends the id of every candidate that is
@@ -1324,8 +1446,8 @@ class FastCompiler:
         for i, param in enumerate(option.params):
             domain = gen.x(param.domain, ctx)
             var = locs[param.name].var
-            if i == 0 and cached:
-                self._cached_loop_head(gen, var, domain)
+            if cached and i < self.cache_levels:
+                self._cached_loop_head(gen, var, domain, i + 1)
             else:
                 gen.loop(var, domain)
             ctx = ctx.bind(**{param.name: _Local(var, True, gen.depth)})
@@ -1357,31 +1479,42 @@ class FastCompiler:
         gen.w("if stop: return")
         gen.pop()
         if cached:
-            # Close the inner loops, then keep what the outer iteration found.
-            while gen.depth > 1:
-                gen.end_loop()
-            gen.w("if not RX: ENTRIES[EK] = _entry(s, RS, out, MARK)")
-            gen.recording = False
+            # Close the loops, innermost first; keep what each iteration found.
             site = self.const(object())
             sig = ", ".join(f"memo_key({v})" for v in gen.preloads.values())
-            gen.lines[setup] = "\n".join([
-                f"    SIG = ({sig}{',' if gen.preloads else ''})",
-                f"    ENTRIES = s._ecache.get(({site}, SIG))",
-                "    if ENTRIES is None:",
-                f"        ENTRIES = s._ecache[({site}, SIG)] = {{}}",
-                "    STAMPS = s.stamps"])
+            head = [f"    SIG = ({sig}{',' if gen.preloads else ''})", "    STAMPS = s.stamps"]
+            levels = min(self.cache_levels, len(option.params))
+            while gen.depth > levels:
+                gen.end_loop()
+            for k in range(levels, 0, -1):
+                gen.w(f"if not RX{k}: ENTRIES{k}[EK{k}] = _entry(s, RS{k}, out, MARK{k})")
+                if k > 1:
+                    gen.w(f"RS{k - 1}.extend(RS{k})")
+                    gen.w(f"if RX{k}: RX{k - 1} = True")
+                gen.record_levels.pop()
+                gen.end_loop()
+                head += [f"    ENTRIES{k} = s._ecache.get(({site}, {k}, SIG))",
+                         f"    if ENTRIES{k} is None:",
+                         f"        if len(s._ecache) >= {ECACHE_LIMIT}: s._ecache.clear()",
+                         f"        ENTRIES{k} = s._ecache[({site}, {k}, SIG)] = {{}}"]
+            gen.recording = False
+            gen.lines[setup] = "\n".join(head)
         fn = self.build(self.fresh("enum"), "s, env, out, stop", gen.finish(), gen)
         return fn  # type: ignore[no-any-return]
 
-    def _cached_loop_head(self, gen: _Gen, var: str, domain: str) -> None:
-        """The outer loop of a cached enumeration: reuse an iteration's ids while the
-        stamps of everything it read are unchanged; else run it, noting what it reads."""
+    def _cached_loop_head(self, gen: _Gen, var: str, domain: str, k: int) -> None:
+        """A loop of a cached enumeration (the ``k``-th, from the outside): reuse an
+        iteration's ids while the stamps of everything it read are unchanged; else run
+        it, noting what it reads (and telling the loops around it)."""
         gen.w(f"for {var} in {domain}:")
         gen.push()
-        gen.w(f"EK = {var} if type({var}) in _PLAIN_KEYS else memo_key({var})")
-        gen.w("E = ENTRIES.get(EK)")
+        own = f"{var} if type({var}) in _PLAIN_KEYS else memo_key({var})"
+        gen.w(f"EK{k} = {own}" if k == 1 else f"EK{k} = (EK{k - 1}, {own})")
+        gen.w(f"E = ENTRIES{k}.get(EK{k})")
         gen.w("if E is not None and E[0](STAMPS) == E[1]:")
         gen.push()
+        if k > 1:
+            gen.w(f"RS{k - 1}.extend(E[3])")
         gen.w("if E[2]:")
         gen.push()
         gen.w("out.extend(E[2])")
@@ -1389,15 +1522,15 @@ class FastCompiler:
         gen.pop()
         gen.w("continue")
         gen.pop()
-        gen.w("RS = []; RX = False; MARK = len(out)")
+        gen.w(f"RS{k} = []; RX{k} = False; MARK{k} = len(out)")
         gen.open_scope()
         gen.recording = True
-        gen.record_level = gen.depth
+        gen.record_levels.append(gen.depth)
 
 
-def _stamps(indices: list[int]) -> Callable[[list[int]], tuple[int, ...]]:
-    """A function reading the stamps at some indexes, as a tuple."""
-    found = sorted(set(indices))
+def _stamps(indices: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
+    """A function reading the stamps at some indexes (sorted, distinct), as a tuple."""
+    found = indices
     if not found:
         return _no_stamps
     if len(found) == 1:
@@ -1413,12 +1546,45 @@ def _no_stamps(stamps: list[int]) -> tuple[int, ...]:
 
 def _entry(s: State, read: list[int], out: list[int], mark: int) -> tuple[Any, ...]:
     """What a cached iteration found (its ids), with the stamps of what it read."""
-    by_stamps = _stamps(read)
-    return (by_stamps, by_stamps(s.stamps), tuple(out[mark:]))
+    indices = tuple(sorted(set(read)))
+    by_stamps = _stamps(indices)
+    return (by_stamps, by_stamps(s.stamps), tuple(out[mark:]), indices)
 
 
 def _unknown(name: str) -> Any:
     raise KeyError(f"unknown name {name!r}")
+
+
+def _refuse(*args: Any) -> Any:
+    """What could not be generated: the caller runs the reference instead."""
+    raise Unsupported("not generated")
+
+
+def _become(me: Any, make: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:
+    """Generate a lazy function's code and make the function run it from now on."""
+    made = make()
+    if isinstance(made, types.FunctionType) and not made.__closure__ \
+            and made.__globals__ is me.__globals__:
+        me.__code__ = made.__code__
+        me.__kwdefaults__ = None
+        me.__name__ = made.__name__
+        me.source = getattr(made, "source", None)
+    else:   # a reference closure (nothing generated): call it
+        me.__code__ = _DELEGATE
+        me.__kwdefaults__ = {"_me": made}
+    return made
+
+
+def _code(source: str) -> types.CodeType:
+    """The code object of the one function a source defines."""
+    module = compile(source, "<rules>", "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+
+
+_LAZY = _code("def lazy(s, env, *rest, _me=None, _make=None):\n"
+              "    return _become(_me, _make)(s, env, *rest)\n")
+_DELEGATE = _code("def delegate(s, env, *rest, _me=None):\n"
+                  "    return _me(s, env, *rest)\n")
 
 
 def _fallback(s: State, env: dict[str, Any], ref: Fn) -> Any:

@@ -27,11 +27,13 @@ from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError
 from . import rng
 from .actions import Action, unchecked_action
-from .codegen import FastCompiler
+from .codegen import FastCompiler, Unsupported
 from .compile import Compiler, Fn, RulesRuntimeError, dice_outcomes, format_value
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
+INT_RANGE = 1024
+EVERYONE = object()   # a log line without ``to``
 # Every write to the state is stamped with a number drawn from this one counter,
 # so that a stamp names one write wherever the state was copied since.
 tick = itertools.count(1).__next__
@@ -42,14 +44,14 @@ def _same(old: Any, value: Any) -> bool:
     """Whether writing ``value`` over ``old`` changes nothing any rule could tell."""
     return old is value or (type(old) is type(value) and type(value) in _SCALARS
                             and bool(old == value))
-INT_RANGE = 1024
+
 
 # Opcodes.
 (LET, SET_VAR, SET_ATTR, PUT, JUMP, JUMP_IF_NOT, FOR_INIT, FOR_NEXT, CALL, RETURN, CHOOSE,
  SEALED, DISPATCH, ROLL, DRAW, LOG, FINISH, FAIL, REVEAL, NOP, PHASE, TURN_END,
  CALL_PHASE, REGION) = range(24)
 # REGION runs a stretch of statements that never pauses, compiled to one Python
-# function (see _ProcCompiler.region); it returns how many instructions the
+# function (see _RegionCompiler); it returns how many instructions the
 # statements would have taken, for the step budget.
 _PAUSES = (CHOOSE, SEALED, ROLL, DRAW)
 
@@ -127,7 +129,8 @@ class Outcome:
 
 
 class OptionSpec:
-    __slots__ = ("kind", "params", "bindings", "where", "body", "span", "enum", "clean")
+    __slots__ = ("kind", "params", "bindings", "where", "body", "span", "enum", "clean",
+                 "binder")
 
     def __init__(self, kind: str, params: tuple[tuple[str, Fn], ...],
                  bindings: tuple[tuple[str, Fn], ...], where: Fn | None, span: Any) -> None:
@@ -135,6 +138,7 @@ class OptionSpec:
         self.body = 0
         self.span = span
         self.enum: Any = None
+        self.binder: Any = None
         self.clean = False   # candidates read no parameter or binding before it is set
 
 
@@ -401,7 +405,15 @@ class _ProcCompiler:
         if len(run) == 1 and not isinstance(run[0], (ir.If, ir.ForEach)):
             self.stmt(run[0])
             return
-        self.emit(REGION, _RegionCompiler(self).compile(run))
+        counter = self.counter
+        try:
+            region = _RegionCompiler(self).compile(run)
+        except Unsupported:   # beyond what Python compiles: instructions, as before
+            self.counter = counter
+            for st in run:
+                self.stmt(st)
+            return
+        self.emit(REGION, region)
 
     def stmt(self, st: ir.Stmt) -> None:
         if isinstance(st, ir.Let):
@@ -506,6 +518,7 @@ class _ProcCompiler:
             if kind is not None:
                 o.enum = self.m.fast.enumerator(option, kind)
                 o.clean = self.m.fast.reads_in_order(option)
+                o.binder = self.m.fast.binder(option)
             o.body = self.here()
             self.block(option.body)
             ends.append(self.emit(NOP))
@@ -518,7 +531,12 @@ class _ProcCompiler:
     _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
 
     def template(self, text: str, span: Any) -> Any:
-        parts: list[Any] = []
+        return tuple(p if isinstance(p, str) else self.x(p)
+                     for p in self.template_fields(text, span))
+
+    def template_fields(self, text: str, span: Any) -> tuple[str | ir.Expr, ...]:
+        """A log text's literal parts and the expressions of its ``{fields}``."""
+        parts: list[str | ir.Expr] = []
         last = 0
         for match in self._FIELD.finditer(text):
             parts.append(text[last:match.start()])
@@ -526,7 +544,7 @@ class _ProcCompiler:
             node: ir.Expr = ir.Name(names[0], span)
             for attr in names[1:]:
                 node = ir.Attr(node, attr, span)
-            parts.append(self.x(node))
+            parts.append(node)
             last = match.end()
         parts.append(text[last:])
         return tuple(parts)
@@ -562,6 +580,7 @@ class _RegionCompiler:
         self.fast = owner.m.fast
         self.gen = self.fast.generator(indent=1)
         self.locs: dict[str, str] = {}
+        self.locs_env: tuple[str, str] | None = None
         self.pending = 0
 
     def w(self, line: str) -> None:
@@ -584,6 +603,8 @@ class _RegionCompiler:
         self.w(f"{t} = {gen.expression(node, self.locs)}")
         gen.pop()
         self.w("except Exception:")
+        if self.locs_env is not None:   # a loop variable not yet written to env
+            self.w(f"    env[{self.locs_env[0]!r}] = {self.locs_env[1]}")
         self.w(f"    {t} = {root}(s, env)")
         return t
 
@@ -617,8 +638,8 @@ class _RegionCompiler:
             v = self.value(st.value)
             self.w(f"if {name!r} in env: env[{name!r}] = {v}")
             self.w(f"elif {name!r} in s.values: s.values[{name!r}] = {v}; s._stamp(0)")
-            self.w(f"else: raise RulesRuntimeError({f'set {name}: no such variable or value'!r}"
-                   f", {self.k(st.span)}, {proc}.rule)")
+            message = f"'set {name}': no such variable or value"
+            self.w(f"else: raise RulesRuntimeError({message!r}, {self.k(st.span)}, {proc}.rule)")
         elif isinstance(st, ir.SetStmt):
             assert isinstance(st.target, ir.Attr)
             self.count()
@@ -631,11 +652,14 @@ class _RegionCompiler:
             self.w(f"s._put_op({what}, {where}, {self.k(st.span)}, {proc})")
         elif isinstance(st, ir.Log):
             o = self.owner
-            ins = (LOG, o.template(st.text, st.span),
-                   o.x(st.cite) if st.cite is not None else None,
-                   o.x(st.to) if st.to is not None else None)
+            fields = o.template_fields(st.text, st.span)
+            parts = tuple(p if isinstance(p, str) else o.x(p) for p in fields)
             self.count()
-            self.w(f"s._log_line({self.k(ins)}, env)")
+            values = [self.value(p) for p in fields if not isinstance(p, str)]
+            cited = self.value(st.cite) if st.cite is not None else "None"
+            to = self.value(st.to) if st.to is not None else self.k(EVERYONE)
+            self.w(f"s._log_values({self.k(parts)}, ({''.join(v + ', ' for v in values)}), "
+                   f"{cited}, {to})")
         elif isinstance(st, ir.Reveal):
             self.count()
             pieces = self.value(st.pieces)
@@ -686,6 +710,7 @@ class _RegionCompiler:
         if name in ref.piece_attributes:
             values, old = self.fast.fresh("values"), self.fast.fresh("old")
             self.w(f"if type({o}) is Piece:")
+            self.w("    if s._pieces_shared: s._own_pieces()")
             self.w(f"    {values} = s.piece_attrs[{name!r}]")
             self.w(f"    {old} = {values}[{o}.index]")
             self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
@@ -702,35 +727,47 @@ class _RegionCompiler:
         gen = self.gen
         self.owner.counter += 1
         key = f"$for{self.owner.counter}"
-        items, i, found, item = (self.fast.fresh(p) for p in ("items", "i", "found", "item"))
+        items, i, found, item, size, start = (self.fast.fresh(p) for p in (
+            "items", "i", "found", "item", "size", "start"))
         self.count()
         d = self.value(st.domain)
         self.w(f"{items} = tuple(sorted({d}, key=_sort_key)) if isinstance({d}, frozenset) "
                f"else tuple({d})")
-        # The loop's position is only seen once it is over (or by the reference,
-        # which never runs while this does): it is written when the loop ends.
         self.w(f"{i} = 0")
+        self.w(f"{size} = len({items})")
         saved = self.locs
-        if st.name not in _assigned(st.body):
+        local = st.name not in _assigned(st.body)
+        if local:
             self.locs = {**saved, st.name: item}
         else:
             self.locs = {k: v for k, v in saved.items() if k != st.name}
         self.flush()
+        # The loop variable is written to env before the body and whenever the
+        # reference might read it; the loop's position only once the loop is
+        # over (nothing that runs meanwhile can see either otherwise).
         self.w("while True:")
         gen.push()
         self.count()
         self.flush()
         self.w(f"{found} = False")
-        self.w(f"while {i} < len({items}):")
+        self.w(f"{start} = {i}")
+        self.w(f"while {i} < {size}:")
         gen.push()
-        self.w(f"{item} = env[{st.name!r}] = {items}[{i}]")
+        self.w(f"{item} = {items}[{i}]")
+        if not local:
+            self.w(f"env[{st.name!r}] = {item}")
         self.w(f"{i} += 1")
         if st.where is not None:
+            self.locs_env = (st.name, item) if local else None
             self.w(f"if {self.value(st.where)}: {found} = True; break")
+            self.locs_env = None
         else:
             self.w(f"{found} = True; break")
         gen.pop()
-        self.w(f"if not {found}: break")
+        self.w(f"if not {found}:")
+        self.w(f"    if {i} > {start}: env[{st.name!r}] = {items}[{i} - 1]")
+        self.w("    break")
+        self.w(f"env[{st.name!r}] = {item}")
         for x in st.body:
             self.stmt(x)
         self.count()
@@ -788,8 +825,11 @@ class GameState:
         # place's attributes (machine.marks + place index). Cached enumerations
         # check them. Shared with clones until either state writes.
         self.stamps: list[int] = [0] * machine.stamp_count
+        # What a clone shares with this state until either writes to it (see clone()).
         self._stamps_shared = False
         self._places_shared = False
+        self._pieces_shared = False
+        self._board_shared = False
         self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
         self.piece_attrs: dict[str, list[Any]] = {}
@@ -837,6 +877,10 @@ class GameState:
         stamp = tick()
         if self._stamps_shared:
             self._own_stamps()
+        if self._board_shared:
+            self.where = self.where[:]
+            self.occupants = self.occupants.copy()
+            self._board_shared = False
         stamps = self.stamps
         stamps[1 + piece.index] = stamp
         holds = self.machine.holds
@@ -990,18 +1034,22 @@ class GameState:
 
     # ------------------------------------------------------------ copying
     def clone(self) -> GameState:
+        """An independent copy of this position.
+
+        The flat arrays (where pieces are, what places hold, the attributes,
+        the stamps) are shared until either state writes to one: the first
+        write copies it (copy on write). The frames are copied shallowly; the
+        log and history are immutable chains, shared.
+        """
         twin = object.__new__(GameState)
         twin.__dict__.update(self.__dict__)
-        twin.where = self.where[:]
-        twin.occupants = self.occupants.copy()
-        twin.piece_attrs = {k: v[:] for k, v in self.piece_attrs.items()}
-        twin.player_attrs = {k: v[:] for k, v in self.player_attrs.items()}
-        # The places' attributes and the stamps are shared until either state
-        # writes to them.
         self._places_shared = twin._places_shared = True
         self._stamps_shared = twin._stamps_shared = True
-        twin.values = dict(self.values)
-        twin.stack = [[f[0], f[1], dict(f[2])] for f in self.stack]
+        self._pieces_shared = twin._pieces_shared = True
+        self._board_shared = twin._board_shared = True
+        twin.player_attrs = {k: v[:] for k, v in self.player_attrs.items()}
+        twin.values = self.values.copy()
+        twin.stack = [[f[0], f[1], f[2].copy()] for f in self.stack]
         return twin
 
     def _restore(self, snapshot: GameState) -> None:
@@ -1011,6 +1059,11 @@ class GameState:
         """Copy the places' attributes this state shares with its clones, before writing."""
         self.place_attrs = {k: v[:] for k, v in self.place_attrs.items()}
         self._places_shared = False
+
+    def _own_pieces(self) -> None:
+        """Copy the pieces' attributes this state shares with its clones, before writing."""
+        self.piece_attrs = {k: v[:] for k, v in self.piece_attrs.items()}
+        self._pieces_shared = False
 
     def _own_stamps(self) -> None:
         self.stamps = self.stamps[:]
@@ -1022,6 +1075,8 @@ class GameState:
         self.stamps[index] = tick()
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
+        if self._pieces_shared:
+            self._own_pieces()
         values = self.piece_attrs[name]
         if not _same(values[index], value):
             values[index] = value
@@ -1293,6 +1348,17 @@ class GameState:
                 continue
             if not option.clean or number not in found:
                 return None
+            if op == CHOOSE and option.binder is not None:
+                try:
+                    bound = option.binder(self, frame[2], values)
+                except Exception:
+                    pass   # the reference's functions below say what goes wrong
+                else:
+                    scratch = {name: value for (name, _), value
+                               in zip(option.params, values, strict=False)}
+                    for (name, _), value in zip(option.bindings, bound, strict=True):
+                        scratch[name] = value
+                    return option, scratch
             scratch = dict(frame[2])
             if op == SEALED:
                 scratch[spec.name] = self._sealed_next(spec, frame[2])
@@ -1514,13 +1580,19 @@ class GameState:
     def _log_line(self, ins: tuple[Any, ...], env: dict[str, Any]) -> None:
         values = tuple([p(self, env) for p in ins[1] if not isinstance(p, str)])
         cited = ins[2](self, env) if ins[2] is not None else None
+        self._log_values(ins[1], values, cited,
+                         ins[3](self, env) if ins[3] is not None else EVERYONE)
+
+    def _log_values(self, parts: tuple[Any, ...], values: tuple[Any, ...], cited: Any,
+                    to: Any) -> None:
+        """Add a log line: its template, the values of its fields, the rules it cites and
+        (``to``, or EVERYONE) who may read it."""
         audience = None
-        if ins[3] is not None:
-            to = ins[3](self, env)
+        if to is not EVERYONE:
             to = to if isinstance(to, (tuple, frozenset, list)) else (to,)
             audience = frozenset(str(p) for p in to)
         entry = LogEntry.later(self.turn, self.phase_label if self.machine.phases else "",
-                               ins[1], values, cited, audience)
+                               parts, values, cited, audience)
         self._log = (entry, self._log)
 
     def _finish(self, winner: Any, reason: str) -> None:
