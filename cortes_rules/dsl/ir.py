@@ -604,7 +604,9 @@ class Option:
 
     ``bindings`` (``with x = ...``) are computed for each candidate and are
     visible to the forbid clauses of the action kind and to the body;
-    ``where`` filters candidates without citing a rule.
+    ``where`` filters candidates. ``cite`` (a list of rule numbers, such as
+    ``rules(hook)``) names the rules a refusal by the domains or by
+    ``where`` cites; without it such a refusal cites no rule.
     """
 
     kind: str
@@ -613,6 +615,7 @@ class Option:
     where: Expr | None
     body: tuple[Stmt, ...]
     span: Span
+    cite: Expr | None = None
 
 
 @attrs.frozen

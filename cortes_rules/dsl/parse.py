@@ -739,9 +739,13 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def option(self, meta: Any, c: list[Any]) -> ir.Option:
         kind, *rest = c
-        body, where, bindings = rest[-1], rest[-2], rest[-3]
-        params = tuple(x for x in rest[:-3] if x is not None)
-        return ir.Option(str(kind), params, bindings or (), where, body, self._span(meta))
+        body, cite, where, bindings = rest[-1], rest[-2], rest[-3], rest[-4]
+        params = tuple(x for x in rest[:-4] if x is not None)
+        return ir.Option(str(kind), params, bindings or (), where, body, self._span(meta),
+                         cite)
+
+    def option_cite(self, meta: Any, c: list[Any]) -> Any:
+        return c[0]
 
     def option_param(self, meta: Any, c: list[Any]) -> ir.OptionParam:
         return ir.OptionParam(str(c[0]), c[1], self._span(meta))

@@ -320,6 +320,8 @@ class ScopeChecker:
                 inner = self.bind(inner, name)
             if option.where is not None:
                 self.expr(option.where, inner, None, rule)
+            if option.cite is not None:
+                self.expr(option.cite, inner, None, rule)
             self.site(("action", option.kind), inner, None)
             after = after | self.block(option.body, inner, context)
         return after

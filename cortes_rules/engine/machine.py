@@ -130,7 +130,7 @@ class Outcome:
 
 class OptionSpec:
     __slots__ = ("kind", "params", "bindings", "where", "body", "span", "enum", "clean",
-                 "binder")
+                 "binder", "cite")
 
     def __init__(self, kind: str, params: tuple[tuple[str, Fn], ...],
                  bindings: tuple[tuple[str, Fn], ...], where: Fn | None, span: Any) -> None:
@@ -140,6 +140,7 @@ class OptionSpec:
         self.enum: Any = None
         self.binder: Any = None
         self.clean = False   # candidates read no parameter or binding before it is set
+        self.cite: Fn | None = None   # the rules a refusal by domain or 'where' cites
 
 
 class ChoiceSpec:
@@ -514,6 +515,8 @@ class _ProcCompiler:
                            tuple((n, self.x(e)) for n, e in option.bindings),
                            self.x(option.where) if option.where is not None else None,
                            option.span)
+            if option.cite is not None:
+                o.cite = self.x(option.cite)
             kind = self.m.space.kinds.get(option.kind)
             if kind is not None:
                 o.enum = self.m.fast.enumerator(option, kind)
@@ -1204,10 +1207,17 @@ class GameState:
             scratch = dict(env)
             reasons: list[tuple[str | None, str]] = []
             in_domain = True
-            for (name, domain), value in zip(option.params, values, strict=False):
-                if value not in domain(self, scratch):
-                    in_domain = False
-                scratch[name] = value
+            try:
+                for (name, domain), value in zip(option.params, values, strict=False):
+                    if in_domain and value not in domain(self, scratch):
+                        in_domain = False
+                    scratch[name] = value
+            except CortesRulesError:
+                # A domain that cannot be worked out for this candidate (a
+                # piece off the board has no neighbours) does not hold it.
+                in_domain = False
+                for (name, _), value in zip(option.params, values, strict=False):
+                    scratch[name] = value
             try:
                 for name, fn in option.bindings:
                     scratch[name] = fn(self, scratch)
@@ -1217,15 +1227,33 @@ class GameState:
             except CortesRulesError:
                 if in_domain:
                     raise
-            if not reasons and not in_domain:
-                reasons.append((None, f"{_text(kind, values)} is not among the choices here"))
-            if not reasons and option.where is not None and not option.where(self, scratch):
-                reasons.append((None, f"{_text(kind, values)} is not among the choices here"))
+            if not reasons and (not in_domain or (option.where is not None
+                                                  and not option.where(self, scratch))):
+                reasons.extend(self._refusal(option, kind, values, scratch))
             if not reasons:
                 return [], option, scratch
             if not best or (reasons[0][0] and not best[0][0]):
                 best = reasons
         return best, None, {}
+
+    def _refusal(self, option: OptionSpec, kind: Kind, values: tuple[Any, ...],
+                 scratch: dict[str, Any]) -> list[tuple[str | None, str]]:
+        """The reasons for a candidate outside an option's domains or ``where``.
+
+        They cite the rules of the option's ``cite`` clause, when it has one
+        and it can be worked out here; otherwise no rule.
+        """
+        text = f"{_text(kind, values)} is not among the choices here"
+        if option.cite is None:
+            return [(None, text)]
+        try:
+            cited = option.cite(self, dict(scratch))
+        except CortesRulesError:
+            return [(None, text)]
+        if not isinstance(cited, (tuple, frozenset, list, set)):
+            cited = (cited,)
+        rules = sorted({str(r) for r in cited if r}, key=rule_order)
+        return [(r, text) for r in rules] or [(None, text)]
 
     # ------------------------------------------------------------ chance
     def _roll_outcomes(self, ins: tuple[Any, ...], frame: list[Any]

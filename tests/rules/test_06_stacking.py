@@ -275,10 +275,6 @@ def test_6_7_opponent_cannot_remove_a_unit_that_does_not_count(book):
 
 
 @pytest.mark.rule("6.7")
-@pytest.mark.xfail(strict=True, reason=(
-    "hex_wargame.rules restricts 'remove' through its choice domain (remove_units: "
-    "removable), not through a forbid clause, so why_illegal gives "
-    "(None, 'remove Cortes is not among the choices here') and cites no rule"))
 def test_6_7_refusing_a_removal_that_does_not_count_cites_6_7(book):
     positions = {f"S{i}": "1110" for i in range(1, 6)} | {"S6": "1111", "Cortes": "1110"}
     state = book.new_game(positions=positions)

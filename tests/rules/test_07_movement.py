@@ -49,12 +49,6 @@ def test_7_1_each_hex_entered_is_paid_for(game):
 
 
 @pytest.mark.rule("7.1")
-@pytest.mark.xfail(strict=True, raises=cortes_rules.RulesRuntimeError, reason=(
-    "GameState._reasons evaluates an option's parameter domains outside its try: for a "
-    "unit off the board the 'to' domain neighbours(unit.place) of hex_wargame's movement "
-    "option fails, so why_illegal('move S2 1110') and apply() raise RulesRuntimeError "
-    "(hex_wargame.rules:130: 'NoneType' object has no attribute 'neighbours') instead of "
-    "giving reasons / IllegalActionError"))
 def test_7_1_a_unit_off_the_board_cannot_move(game):
     state = game({"S1": "1110"})  # S2 is not on the map
     assert not any(a.kind == "move" and a.args[0] == "S2" for a in state.legal_actions())

@@ -502,11 +502,6 @@ def test_8_23_advance_is_mandatory_when_the_hex_is_emptied(game, battle, resolve
 
 
 @pytest.mark.rule("8.23")
-@pytest.mark.xfail(strict=True, reason=(
-    "hex_wargame.rules guards 'stop' with a where-filter of its advance_after_combat "
-    "procedure, not a forbid clause, so refusing 'stop' before anyone advanced cites no "
-    "rule: IllegalActionError.rules == () and why_illegal gives "
-    "(None, 'stop is not among the choices here')"))
 def test_8_23_refusing_to_stop_before_advancing_cites_8_23(game, battle, resolve):
     state = _emptied(game, battle, resolve, {"S1": "1110", "S2": "1110"}, ["S1", "S2"])
     assert refused(state, "stop") == ("8.23",)
