@@ -24,11 +24,12 @@ from .errors import (
                      RulesCheckError,
                      RulesError,
                      RulesSyntaxError,
+                     StartError,
 )
 
 __all__ = [
     "CHANCE", "Action", "CortesRulesError", "GameState", "IllegalActionError", "LogEntry",
     "NotationError", "Outcome", "RecordError", "Rulebook", "RulesCheckError", "RulesError",
-    "RulesRuntimeError", "RulesSyntaxError", "load",
+    "RulesRuntimeError", "RulesSyntaxError", "StartError", "load",
 ]
 __version__ = "0.1.0"

@@ -190,6 +190,14 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
             continue
         if not holds:
             report(clause.span, clause.message, clause.rule)
+    for name, setup in program.setups.items():
+        positions = {u: p.hex for p in setup.placements for u in p.units}
+        try:
+            breaches = GameState(machine, positions=positions, begin=False).start_breaches()
+        except CortesRulesError as error:
+            breaches = [(None, str(error))]
+        for rule, message in breaches:
+            report(setup.span, f"set-up {name!r}: {message}", rule)
     sequence = next(iter(program.of(ir.Sequence)), None)
     if sequence is None:
         report(Span(program.modules[0].path if program.modules else "<rules>", 1, 1),

@@ -8,6 +8,7 @@ illegal move from a bad record:
   problems (every diagnostic is reported at once).
 - :class:`IllegalActionError`: an action is not legal in a state; it names
   the rules that forbid it.
+- :class:`StartError`: a game's starting position breaks a rule.
 - :class:`NotationError`: an action's text form does not parse.
 - :class:`RecordError`: a saved game record is bad; it names the line.
 """
@@ -60,6 +61,24 @@ class IllegalActionError(CortesRulesError):
     def rules(self) -> tuple[str, ...]:
         """The numbers of the rules that forbid the action."""
         return tuple(r for r, _ in self.reasons if r)
+
+
+class StartError(CortesRulesError):
+    """A game's starting position breaks a rule (``require at start``).
+
+    Attributes:
+        reasons: ``(rule number, explanation)`` pairs, one per breach.
+    """
+
+    def __init__(self, reasons: Sequence[tuple[str | None, str]]) -> None:
+        self.reasons = tuple(reasons)
+        text = "; ".join(f"[{r}] {m}" if r else m for r, m in self.reasons)
+        super().__init__(f"the starting position breaks the rules: {text}")
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The numbers of the rules the position breaks."""
+        return tuple(dict.fromkeys(r for r, _ in self.reasons if r))
 
 
 class NotationError(CortesRulesError, ValueError):

@@ -409,6 +409,25 @@ class AttributeDecl:
 
 
 @attrs.frozen
+class StartRequireDecl:
+    """``require at start [for each v in D] that C "message" [cite E]``.
+
+    A condition on a game's starting position: a game whose pieces start
+    where it fails is refused, and so is a rulebook with a named set-up that
+    breaks it. With ``for each``, the condition, the message's ``{fields}``
+    and the cited rules are worked out for each ``v`` in ``D``.
+    """
+
+    var: str | None
+    domain: Expr | None
+    test: Expr
+    message: str
+    cite: Expr | None
+    rule: str
+    span: Span
+
+
+@attrs.frozen
 class RequireDecl:
     """``require C "message"``: the rulebook is refused at load unless C holds."""
 
@@ -736,7 +755,8 @@ class FormUse:
 Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, HexsideDecl,
                   TableDecl, DiceDecl, Forbid, Permit, Sequence, PlayerDecl, PoolDecl,
                   AttributeDecl, ValueDecl, HookDecl, Contribute, FunctionDecl, ActionDecl,
-                  HideDecl, FaceDieDecl, Procedure, FormDecl, FormUse, DeriveDecl, RequireDecl]
+                  HideDecl, FaceDieDecl, Procedure, FormDecl, FormUse, DeriveDecl, RequireDecl,
+                  StartRequireDecl]
 
 
 @attrs.frozen

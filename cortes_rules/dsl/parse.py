@@ -645,6 +645,11 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
     def require_decl(self, meta: Any, c: list[Any]) -> ir.RequireDecl:
         return ir.RequireDecl(c[0], _string(c[1]), "", self._span(meta))
 
+    def start_require_decl(self, meta: Any, c: list[Any]) -> ir.StartRequireDecl:
+        var, domain, test, message, cite = c
+        return ir.StartRequireDecl(str(var) if var is not None else None, domain, test,
+                                   _string(message), cite, "", self._span(meta))
+
     def derive_decl(self, meta: Any, c: list[Any]) -> ir.DeriveDecl:
         return ir.DeriveDecl(str(c[0]), str(c[1]), c[2], "", self._span(meta))
 

@@ -136,6 +136,10 @@ def statement(node: ir.Statement) -> str:
         return f"derive {node.owner} {node.name} = {expr(node.expr)}"
     if isinstance(node, ir.RequireDecl):
         return f'require {expr(node.test)} "{node.message}"'
+    if isinstance(node, ir.StartRequireDecl):
+        each = f"for each {node.var} in {expr(node.domain)} " if node.domain is not None else ""
+        cite = f" cite {expr(node.cite)}" if node.cite is not None else ""
+        return f'require at start {each}that {expr(node.test)} "{node.message}"{cite}'
     if isinstance(node, ir.ValueDecl):
         return (f"value {node.name}: {_type(node.type)} = {expr(node.initial)}"
                 f"{_label(node.label)}")

@@ -223,6 +223,15 @@ class ScopeChecker:
             self.expr(st.initial, nothing, None, rule)
         elif isinstance(st, ir.HideDecl):
             self.expr(st.when, self.bind(nothing, "piece", "viewer"), None, rule)
+        elif isinstance(st, ir.StartRequireDecl):
+            inner = nothing
+            if st.domain is not None and st.var is not None:
+                self.expr(st.domain, nothing, None, rule)
+                inner = self.bind(nothing, st.var)
+            self.expr(st.test, inner, None, rule)
+            self.template(st.message, st.span, inner, rule)
+            if st.cite is not None:
+                self.expr(st.cite, inner, None, rule)
 
     # -------------------------------------------------------------- procedures
     def block(self, statements: Iterable[ir.Stmt], bound: frozenset[str],

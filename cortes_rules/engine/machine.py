@@ -24,7 +24,7 @@ from typing import Any
 from ..core.world import Dice, Piece, Place, Player, World
 from ..dsl import ir
 from ..dsl.render import expr as render_expr
-from ..errors import CortesRulesError, IllegalActionError, NotationError
+from ..errors import CortesRulesError, IllegalActionError, NotationError, StartError
 from . import rng
 from .actions import Action, unchecked_action
 from .codegen import FastCompiler, Unsupported
@@ -323,6 +323,12 @@ class Machine:
         self.attributes = [(a, c.expr(a.initial, a.rule) if a.initial is not None else None)
                            for a in program.of(ir.AttributeDecl)]
         self.values = [(v.name, c.expr(v.initial, v.rule)) for v in program.of(ir.ValueDecl)]
+        self.start_requirements = [
+            (r.rule, r.var, c.expr(r.domain, r.rule) if r.domain is not None else None,
+             c.expr(r.test, r.rule), tuple(p if isinstance(p, str) else c.expr(p, r.rule)
+                                           for p in _template_fields(r.message, r.span)),
+             c.expr(r.cite, r.rule) if r.cite is not None else None)
+            for r in program.of(ir.StartRequireDecl)]
         # procedures
         self.procs: dict[str, Proc] = {}
         decls = {p.name: p for p in program.of(ir.Procedure)}
@@ -531,26 +537,32 @@ class _ProcCompiler:
         for e in ends:
             self.patch(e, JUMP, at + 1 if op == SEALED else spec.end)
 
-    _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
-
     def template(self, text: str, span: Any) -> Any:
         return tuple(p if isinstance(p, str) else self.x(p)
                      for p in self.template_fields(text, span))
 
     def template_fields(self, text: str, span: Any) -> tuple[str | ir.Expr, ...]:
         """A log text's literal parts and the expressions of its ``{fields}``."""
-        parts: list[str | ir.Expr] = []
-        last = 0
-        for match in self._FIELD.finditer(text):
-            parts.append(text[last:match.start()])
-            names = match[1].split(".")
-            node: ir.Expr = ir.Name(names[0], span)
-            for attr in names[1:]:
-                node = ir.Attr(node, attr, span)
-            parts.append(node)
-            last = match.end()
-        parts.append(text[last:])
-        return tuple(parts)
+        return _template_fields(text, span)
+
+
+_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
+
+
+def _template_fields(text: str, span: Any) -> tuple[str | ir.Expr, ...]:
+    """A text's literal parts and the expressions of its ``{fields}``."""
+    parts: list[str | ir.Expr] = []
+    last = 0
+    for match in _FIELD.finditer(text):
+        parts.append(text[last:match.start()])
+        names = match[1].split(".")
+        node: ir.Expr = ir.Name(names[0], span)
+        for attr in names[1:]:
+            node = ir.Attr(node, attr, span)
+        parts.append(node)
+        last = match.end()
+    parts.append(text[last:])
+    return tuple(parts)
 
 
 def _straight(st: ir.Stmt, in_loop: bool) -> bool:
@@ -813,7 +825,7 @@ class GameState:
 
     def __init__(self, machine: Machine, *, seed: int = 0,
                  positions: Mapping[str, str] | None = None,
-                 turn_limit: int | None = None) -> None:
+                 turn_limit: int | None = None, begin: bool = True) -> None:
         self.machine = machine
         world = machine.world
         self.seed = seed
@@ -867,7 +879,39 @@ class GameState:
         self.stack: list[list[Any]] = [[machine.main, 0, {}]]
         if not machine.phases:
             raise CortesRulesError("this rulebook states no turn sequence")
+        if not begin:   # only the starting position, for checking set-ups
+            return
+        breaches = self.start_breaches()
+        if breaches:
+            raise StartError(breaches)
         self._run()
+
+    def start_breaches(self) -> list[tuple[str | None, str]]:
+        """What this position breaks of the rulebook's ``require at start`` clauses.
+
+        ``(rule, explanation)`` pairs; the rules are those the clause cites,
+        else its own.
+        """
+        found: list[tuple[str | None, str]] = []
+        for rule, var, domain, test, parts, cite in self.machine.start_requirements:
+            try:
+                envs = [{}] if domain is None else [{var: v} for v in domain(self, {})]
+                for env in envs:
+                    if test(self, env):
+                        continue
+                    text = _render(parts, self, env)
+                    cited = cite(self, env) if cite is not None else ()
+                    if not isinstance(cited, (tuple, list, frozenset, set)):
+                        cited = (cited,)
+                    named = sorted({str(r) for r in cited if r}, key=rule_order)
+                    numbers: list[str | None] = list(named)
+                    if not numbers:
+                        numbers = [None if rule.startswith("lib:") else rule]
+                    found.extend((n, text) for n in numbers)
+            except CortesRulesError as error:
+                found.append((None if rule.startswith("lib:") else rule,
+                              f"the start cannot be checked: {error}"))
+        return found
 
     # ------------------------------------------------------------ places
     def pieces_in(self, place: Place) -> tuple[Piece, ...]:
@@ -956,7 +1000,7 @@ class GameState:
 
         The expression sees the variables of the procedure running now (an
         open battle's ``attackers`` and ``target``, say), then ``variables``
-        (numbers, or ids of pieces, places and players), then the rulebook's
+        (numbers, ids of pieces, places and players, or lists of them), then the rulebook's
         declarations: ``state.evaluate("odds_report(cumulative)")``.
 
         Raises:
@@ -971,6 +1015,10 @@ class GameState:
         return fn(self, env)
 
     def _resolve(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self._resolve(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._resolve(v) for v in value)
         if isinstance(value, str):
             world = self.machine.world
             for table in (world.piece, world.place, world.player):

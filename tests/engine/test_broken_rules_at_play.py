@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import cortes_rules
-from cortes_rules import CortesRulesError, RulesCheckError, RulesRuntimeError
+from cortes_rules import StartError, CortesRulesError, RulesCheckError, RulesRuntimeError
 from cortes_rules._resources import data_dir
 
 
@@ -96,16 +96,19 @@ def test_4_2_a_turn_sequence_in_which_nothing_happens_is_refused_at_load(tmp_pat
 
 
 @pytest.mark.rule("6.3")
-def test_6_3_an_ally_without_a_tribe_is_named_and_the_move_undone(tmp_path):
+def test_6_3_an_ally_without_a_tribe_is_named_before_any_move(tmp_path):
     folder = broken_copy(tmp_path, "counters.rules", "move 5 flags lake tribe Te",
                          "move 5 flags lake")
-    book = cortes_rules.load(folder)
-    state = book.new_game(positions={"S29": "1010", "S2": "1013"})
-    state.apply("move S29 1011")
-    before = fingerprint(state)
-    history = [str(a) for a in state.history]
-    with pytest.raises(CortesRulesError) as caught:
-        state.apply("move S2 1014")                   # S29's move ends: 6.3 reads its tribe
-    assert "6.3" in str(caught.value)
-    assert fingerprint(state) == before
-    assert [str(a) for a in state.history] == history
+    # The shipped set-ups place allies: 6.3 cannot be read there, found at load.
+    with pytest.raises(CortesRulesError) as at_load:
+        cortes_rules.load(folder)
+    assert "set-up 'demo'" in str(at_load.value) and "6.3" in str(at_load.value)
+    # With set-ups that place no ally, the book loads; a game that starts
+    # with the ally on the map is refused when it starts, naming 6.3.
+    lone = tmp_path / "lone.rules"
+    lone.write_text('setup lone "One infantry unit" {\n  place S1 at 1010\n}\n')
+    book = cortes_rules.load(folder, setups=lone)
+    with pytest.raises(StartError) as at_start:
+        book.new_game(positions={"S29": "1010", "S2": "1013"})
+    assert "6.3" in str(at_start.value)
+    assert book.new_game(setup="lone").legal_actions()

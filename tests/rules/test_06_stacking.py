@@ -9,18 +9,30 @@ from cortes_rules import Action, IllegalActionError
 HEX = "1110"  # a clear mainland hex with clear neighbours
 
 
-def failing(state, hex_id, side):
-    """The rule number of every stacking clause the side's units in the hex break."""
-    return state.evaluate("broken_limits(h, side, side_units(h, side))", h=hex_id, side=side)
+class Stack:
+    """Units imagined together in one hex: a game never starts overstacked, so
+    the limits are asked of a list of units (``broken_limits`` takes one)."""
+
+    def __init__(self, book, units, hex_id=HEX):
+        self.state, self.units, self.hex = book.new_game(), list(units), hex_id
 
 
-def broken(state, hex_id, side):
+def failing(stack, hex_id, side):
+    """The rule number of every stacking clause the side's units in the hex break
+    (imagined units, or those of a real game)."""
+    if not isinstance(stack, Stack):
+        return stack.evaluate("broken_limits(h, side, side_units(h, side))", h=hex_id, side=side)
+    return stack.state.evaluate("broken_limits(h, side, list(u for u in us where u.side == side))",
+                                h=hex_id, side=side, us=stack.units)
+
+
+def broken(stack, hex_id, side):
     """Numbers of the rules whose stacking clauses the side's units in the hex break."""
-    return sorted(set(failing(state, hex_id, side)))
+    return sorted(set(failing(stack, hex_id, side)))
 
 
 def place(book, units, hex_id=HEX):
-    return book.new_game(positions={u: hex_id for u in units})
+    return Stack(book, units, hex_id)
 
 
 # ------------------------------------------------------------------ 6.2

@@ -108,7 +108,7 @@ def test_7_4_a_cannon_advances_only_after_infantry(cortes):
     take_losses(state)
     assert state.place_of("A11") is None
     assert [rule for rule, _ in state.why_illegal("advance S25")] == ["7.4"]
-    assert [rule for rule, _ in state.why_illegal("stop")] == ["8.23"]  # stop is refused by the 8.23 advance
+    assert [rule for rule, _ in state.why_illegal("stop")] == ["8.23"]  # the 8.23 advance
     state.apply("advance S1")
     assert state.why_illegal("advance S25") == []
 
