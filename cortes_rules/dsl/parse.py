@@ -91,9 +91,11 @@ def _parser_for(forms: tuple[ir.FormDecl, ...]) -> lark.Lark:
     return lark.Lark(grammar, lexer_callbacks=keywords, **options)
 
 
-def _expected(names: set[str] | frozenset[str]) -> tuple[str, ...]:
-    """Readable words for the terminals lark would have accepted."""
-    terminals = {t.name: t for t in _parser().terminals}
+def _expected(names: set[str] | frozenset[str], parser: lark.Lark | None = None
+              ) -> tuple[str, ...]:
+    """Readable words for the terminals lark would have accepted (a form's
+    word alternatives included, when ``parser`` is the one extended by forms)."""
+    terminals = {t.name: t for t in (parser or _parser()).terminals}
     readable = set()
     for name in names:
         terminal = terminals.get(name)
@@ -155,6 +157,7 @@ def parse_text(text: str, path: str = "<string>",
     """
     reset = _SOURCE.set(text)
     try:
+        parser = None
         try:
             parser = _parser_for(forms)
         except lark.exceptions.GrammarError as error:
@@ -178,14 +181,14 @@ def parse_text(text: str, path: str = "<string>",
         if isinstance(error, lark.UnexpectedToken):
             found = "end of file" if error.token.type == "$END" else repr(str(error.token))
             message = f"unexpected {found}"
-            expected = _expected(error.accepts or error.expected)
+            expected = _expected(error.accepts or error.expected, parser)
         elif isinstance(error, lark.UnexpectedCharacters):
             position = error.pos_in_stream or 0
             message = f"unexpected character {text[position:position + 1]!r}"
-            expected = _expected(error.allowed or set())
+            expected = _expected(error.allowed or set(), parser)
         else:
             message = "unexpected end of file"
-            expected = _expected(getattr(error, "expected", set()))
+            expected = _expected(getattr(error, "expected", set()), parser)
         diagnostic = Diagnostic(Span(path, line, column), message,
                                 rule=enclosing_block(text, line), expected=expected,
                                 source_line=line_of(text, line))

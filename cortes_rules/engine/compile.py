@@ -392,7 +392,10 @@ class Compiler:
                     return target.cls
                 if name == "id":
                     return target.id
-                return target.props[name]
+                try:
+                    return target.props[name]
+                except KeyError:
+                    raise KeyError(f"a piece has no attribute {name!r}") from None
             if isinstance(target, Place):
                 if place_dynamic:
                     return s.place_attrs[name][target.index]

@@ -4,9 +4,7 @@ A table of known-bad snippets, each with the place, message and rule it must
 be reported with (in the manner of lark's ``match_examples``): snippets of
 the core language, and snippets of the hex-wargame forms (read with the
 forms of rulebook/lib/hex_wargame.rules, as the loader reads a rulebook that
-uses it). Then regression tests for front-end bugs found (and fixed), and
-``xfail(strict=True)`` tests pinning the bugs still open: each one fails
-(XPASS) once its bug is fixed, and should then lose its marker.
+uses it). Then regression tests for front-end bugs found and fixed.
 """
 
 from __future__ import annotations
@@ -293,12 +291,10 @@ def test_operator_keywords_end_at_a_word_boundary(expression: str) -> None:
     syntax_error(one_rule("8.9", f"function x() = {expression}"))
 
 
-# ------------------------------------------------------------------ open bugs
+# ------------------------------------------------------------------ fixed bugs
 
 
 @pytest.mark.rule("8.14")
-@pytest.mark.xfail(strict=True, reason="parse._expected names terminals from the base grammar: "
-                   "a form's word alternatives show as 'form_words_N', not as the words")
 def test_expected_lists_a_forms_words() -> None:
     diagnostic = syntax_error(one_rule("8.14", "shift 3 lef when target has fortress"),
                               forms=library_forms())
