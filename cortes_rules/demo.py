@@ -114,12 +114,19 @@ def run_demo(*, seed: int | None = None, out: TextIO, rulebook: str | None = Non
     ask(len(record.actions))
     write("\nFinal positions:\n")
     start_state = start(record, book, seed=seed)
+    world = book._machine.world
+    off_board: dict[str, list[str]] = {}
     for piece, place in sorted(state.positions().items(), key=lambda p: (p[1], p[0])):
+        if world.place[place].kind == "pool":
+            off_board.setdefault(world.place[place].label, []).append(piece)
+            continue
         changed = _changed_attributes(book, start_state, state, piece)
         write(f"  {piece:<4} at {place}{changed}\n")
     gone = [piece for piece in start_state.positions() if state.place_of(piece) is None]
     if gone:
-        write(f"  off the board: {', '.join(gone)}\n")
+        off_board.setdefault("off the board", []).extend(gone)
+    for label, pieces in off_board.items():
+        write(f"  {label}: {', '.join(pieces)}\n")
     outcome = state.outcome()
     if outcome is not None:
         winners = ", ".join(outcome.winners) or "none"

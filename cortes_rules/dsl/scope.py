@@ -69,7 +69,7 @@ KIND_READERS = frozenset({"allowed", "forbid_rules", "permit_rules"})
 # Attributes the interpreter gives every piece, place and player.
 BUILTIN_ATTRIBUTES = frozenset({
     "place", "side", "class", "id", "move", "max_steps", "factors",   # pieces
-    "pieces", "terrain", "owner",                                      # places
+    "pieces", "terrain", "owner", "kind",                              # places
     "name",                                                            # players
 })
 

@@ -857,7 +857,7 @@ class _Gen:
             return simple.get(name, f"{obj}.props[{name!r}]")
         if owner == "place":
             return {"pieces": f"s.occupants.get({obj}.index, ())", "terrain": f"{obj}.features",
-                    "owner": f"{obj}.owner", "id": f"{obj}.id"}[name]
+                    "owner": f"{obj}.owner", "id": f"{obj}.id", "kind": f"{obj}.kind"}[name]
         return f"{obj}.name"
 
     def _Index(self, node: ir.Index, ctx: _Ctx) -> str:

@@ -409,6 +409,8 @@ class Compiler:
                     return target.owner
                 if name == "id":
                     return target.id
+                if name == "kind":
+                    return target.kind
                 raise KeyError(f"a place has no attribute {name!r}")
             if isinstance(target, Player):
                 if player_dynamic:

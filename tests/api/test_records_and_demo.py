@@ -154,7 +154,9 @@ def test_cli_rules_and_check_commands(capsys: pytest.CaptureFixture[str]) -> Non
     assert "library hex_wargame" in out
     status, out, _ = _cli(capsys, "check")
     assert status == 0
-    assert out == "cortes: ok (43 rules, 0 warnings)\n"
+    rules = cortes_rules.load("cortes").program.rules.values()
+    clauses = sum(1 for r in rules if not r.mechanism)
+    assert out == f"cortes: ok ({clauses} rules, 0 warnings)\n"
 
 
 @pytest.mark.rule("8.14")

@@ -188,7 +188,7 @@ def test_6_7_overstack_at_end_of_phase_lets_the_opponent_remove(book):
 def test_6_7_removal_stops_once_within_limits_and_the_phase_ends(book):
     state = _overstacked_by_end(book)
     state.apply("remove S3")
-    assert state.place_of("S3") is None
+    assert state.place_of("S3") == "dead.spanish"
     assert len(state.pieces_at("1110")) == 5
     assert broken(state, "1110", "spanish") == []
     assert state.phase == "spanish_land_combat"

@@ -394,7 +394,7 @@ def test_8_19_left_is_attacker_right_is_defender(game, battle, resolve):
     assert state.current_player == "aztec"
     state.apply("lose A11")
     state.apply("lose A11")
-    assert state.place_of("A11") is None
+    assert state.place_of("A11") == "dead.aztec"
     assert state.current_player == "spanish"
     assert {str(a) for a in state.legal_actions()} == {"lose S1"}  # S2 did not attack
     for _ in range(3):
@@ -421,7 +421,7 @@ def test_8_20_eliminating_a_two_step_unit_is_two_points(game, battle, resolve):
     state.apply("lose A11")
     assert state.current_player == "aztec"
     state.apply("lose A11")
-    assert state.place_of("A11") is None and steps(state, "A11") == 0
+    assert state.place_of("A11") == "dead.aztec" and steps(state, "A11") == 0
     assert any(e.text.startswith("A11 loses a step and is eliminated") for e in state.log)
 
 
@@ -479,7 +479,7 @@ def _emptied(game, battle, resolve, positions, attackers):
     resolve(state, 12)  # high odds against one step: the hex is emptied
     take_losses(state, "aztec")
     take_losses(state, "spanish")
-    assert state.place_of("A11") is None
+    assert state.place_of("A11") == "dead.aztec"
     return state
 
 
@@ -534,7 +534,7 @@ def test_8_23_defenders_never_advance(game, battle, resolve):
     battle(state, "1111", ["S1"])
     resolve(state, 2)  # 2 vs 18: 1:9 -> 1:4; 2 there is 8/0
     state.apply("lose S1")
-    assert not S.battle_open(state) and state.place_of("S1") is None
+    assert not S.battle_open(state) and state.place_of("S1") == "dead.spanish"
     assert state.pieces_at("1110") == []
 
 

@@ -69,7 +69,7 @@ def test_6_7_an_overstack_is_settled_as_soon_as_the_move_ends(cortes):
     assert sorted(str(a) for a in state.legal_actions()) == ["remove S1", "remove S29"]
     assert texts(state)[-1].startswith("1011 is overstacked")
     state.apply("remove S29")
-    assert state.place_of("S29") is None
+    assert state.place_of("S29") == "dead.spanish"
     assert state.place_of("S9") == "1014"            # then S9's move is made
     assert texts(state)[-1].startswith("S9 moves 1013 -> 1014")
 
@@ -91,10 +91,10 @@ def test_8_23_a_hex_left_with_only_a_cannon_is_empty_and_the_cannon_is_taken(cor
     for action in ("attack 1011", "join A1", "join A2", "resolve", "roll 12"):
         state.apply(action)
     take_losses(state)
-    assert state.place_of("S1") is None
+    assert state.place_of("S1") == "dead.spanish"
     assert [str(a) for a in state.legal_actions()] == ["advance A1", "advance A2"]
     state.apply("advance A1")
-    assert state.place_of("S25") is None
+    assert state.place_of("S25") == "gone.spanish"
     assert any(t == "S25 is taken as A1 enters 1011" for t in texts(state))
 
 
@@ -106,7 +106,7 @@ def test_7_4_a_cannon_advances_only_after_infantry(cortes):
     for action in ("attack 1011", "join S1", "join S25", "resolve", "roll 12"):
         state.apply(action)
     take_losses(state)
-    assert state.place_of("A11") is None
+    assert state.place_of("A11") == "dead.aztec"
     assert [rule for rule, _ in state.why_illegal("advance S25")] == ["7.4"]
     assert [rule for rule, _ in state.why_illegal("stop")] == ["8.23"]  # the 8.23 advance
     state.apply("advance S1")
@@ -123,6 +123,6 @@ def test_7_16_an_advance_into_a_causeway_hex_needs_a_causeway_hexside(cortes):
     for action in ("attack 2924", "join A1", "resolve", "roll 12"):
         state.apply(action)
     take_losses(state)
-    assert state.place_of("S30") is None
+    assert state.place_of("S30") == "dead.spanish"
     assert [rule for rule, _ in state.why_illegal("advance A1")] == ["7.16"]
     assert [str(a) for a in state.legal_actions()] == ["stop"]

@@ -178,7 +178,7 @@ def test_8_21_two_step_unit_is_reduced_first(game, battle, resolve):
     assert {str(a) for a in state.legal_actions()} == {"lose A1", "lose A2", "lose A3"}
     state.apply("lose A3")
     assert state.attribute("A1", "steps") == 1 and state.attribute("A2", "steps") == 1
-    assert state.place_of("A3") is None
+    assert state.place_of("A3") == "dead.aztec"
     assert state.current_player == "spanish"
 
 
