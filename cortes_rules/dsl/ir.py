@@ -694,10 +694,28 @@ class Log:
 
 @attrs.frozen
 class Finish:
-    """The game ends, with its winner (a player, a set of players, or none)."""
+    """The game ends, with its winner (a player, a set of players, or none).
+
+    ``report`` names values the outcome carries (``Outcome.details``): a
+    level of victory, points by cause.
+    """
 
     winner: Expr | None
     reason: str
+    span: Span
+    report: tuple[tuple[str, Expr], ...] = ()
+
+
+@attrs.frozen
+class FinishDecl:
+    """``finish when C [winner W] "reason" [report k = e, ...]``: a game end
+    checked after every action, before the next decision is offered."""
+
+    when: Expr
+    winner: Expr | None
+    reason: str
+    report: tuple[tuple[str, Expr], ...]
+    rule: str
     span: Span
 
 
@@ -756,7 +774,7 @@ Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, Hexs
                   TableDecl, DiceDecl, Forbid, Permit, Sequence, PlayerDecl, PoolDecl,
                   AttributeDecl, ValueDecl, HookDecl, Contribute, FunctionDecl, ActionDecl,
                   HideDecl, FaceDieDecl, Procedure, FormDecl, FormUse, DeriveDecl, RequireDecl,
-                  StartRequireDecl]
+                  StartRequireDecl, FinishDecl]
 
 
 @attrs.frozen

@@ -777,7 +777,15 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ir.Log(_string(c[0]), c[1], c[2], self._span(meta))
 
     def finish_stmt(self, meta: Any, c: list[Any]) -> ir.Finish:
-        return ir.Finish(c[0], _string(c[1]), self._span(meta))
+        return ir.Finish(c[0], _string(c[1]), self._span(meta), c[2] or ())
+
+    def report_clause(self, meta: Any, c: list[Any]) -> tuple[tuple[str, Any], ...]:
+        return tuple(c)
+
+    def finish_decl(self, meta: Any, c: list[Any]) -> ir.FinishDecl:
+        when, winner, reason, report = c
+        return ir.FinishDecl(when, winner, _string(reason), report or (), "",
+                             self._span(meta))
 
     def reveal_stmt(self, meta: Any, c: list[Any]) -> ir.Reveal:
         return ir.Reveal(c[0], c[1], self._span(meta))

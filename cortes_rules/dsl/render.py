@@ -136,6 +136,11 @@ def statement(node: ir.Statement) -> str:
         return f"derive {node.owner} {node.name} = {expr(node.expr)}"
     if isinstance(node, ir.RequireDecl):
         return f'require {expr(node.test)} "{node.message}"'
+    if isinstance(node, ir.FinishDecl):
+        winner = f" winner {expr(node.winner)}" if node.winner is not None else ""
+        report = (" report " + ", ".join(f"{k} = {expr(v)}" for k, v in node.report)
+                  if node.report else "")
+        return f'finish when {expr(node.when)}{winner} "{node.reason}"{report}'
     if isinstance(node, ir.StartRequireDecl):
         each = f"for each {node.var} in {expr(node.domain)} " if node.domain is not None else ""
         cite = f" cite {expr(node.cite)}" if node.cite is not None else ""

@@ -223,6 +223,11 @@ class ScopeChecker:
             self.expr(st.initial, nothing, None, rule)
         elif isinstance(st, ir.HideDecl):
             self.expr(st.when, self.bind(nothing, "piece", "viewer"), None, rule)
+        elif isinstance(st, ir.FinishDecl):
+            for node in (st.when, st.winner, *(v for _, v in st.report)):
+                if node is not None:
+                    self.expr(node, nothing, None, rule)
+            self.template(st.reason, st.span, nothing, rule)
         elif isinstance(st, ir.StartRequireDecl):
             inner = nothing
             if st.domain is not None and st.var is not None:
@@ -301,6 +306,8 @@ class ScopeChecker:
         elif isinstance(st, ir.Finish):
             x(st.winner)
             self.template(st.reason, st.span, bound, rule)
+            for _, value in st.report:
+                x(value)
         elif isinstance(st, ir.Reveal):
             x(st.pieces)
             x(st.to)

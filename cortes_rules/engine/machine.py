@@ -115,11 +115,14 @@ class Outcome:
     """How a finished game ended: winner(s), scores, and why."""
 
     def __init__(self, winners: tuple[str, ...], reason: str,
-                 scores: Mapping[str, Any] | None = None) -> None:
+                 scores: Mapping[str, Any] | None = None,
+                 details: Mapping[str, Any] | None = None) -> None:
         self.winners = winners
         self.winner = winners[0] if len(winners) == 1 else None
         self.reason = reason
         self.scores = dict(scores or {})
+        #: What the ending's ``report`` names (a level of victory, points by cause).
+        self.details = dict(details or {})
 
     def __repr__(self) -> str:
         return f"Outcome(winners={self.winners!r}, reason={self.reason!r})"
@@ -323,6 +326,12 @@ class Machine:
         self.attributes = [(a, c.expr(a.initial, a.rule) if a.initial is not None else None)
                            for a in program.of(ir.AttributeDecl)]
         self.values = [(v.name, c.expr(v.initial, v.rule)) for v in program.of(ir.ValueDecl)]
+        self.endings = [
+            (c.expr(f.when, f.rule), c.expr(f.winner, f.rule) if f.winner is not None else None,
+             tuple(p if isinstance(p, str) else c.expr(p, f.rule)
+                   for p in _template_fields(f.reason, f.span)),
+             tuple((k, c.expr(v, f.rule)) for k, v in f.report))
+            for f in program.of(ir.FinishDecl)]
         self.start_requirements = [
             (r.rule, r.var, c.expr(r.domain, r.rule) if r.domain is not None else None,
              c.expr(r.test, r.rule), tuple(p if isinstance(p, str) else c.expr(p, r.rule)
@@ -501,7 +510,8 @@ class _ProcCompiler:
                       self.x(st.to) if st.to is not None else None)
         elif isinstance(st, ir.Finish):
             self.emit(FINISH, self.x(st.winner) if st.winner is not None else None,
-                      self.template(st.reason, st.span))
+                      self.template(st.reason, st.span),
+                      tuple((k, self.x(v)) for k, v in st.report))
         elif isinstance(st, ir.Reveal):
             self.emit(REVEAL, self.x(st.pieces), self.x(st.to))
         elif isinstance(st, ir.Fail):
@@ -811,6 +821,19 @@ def _assigned(statements: Iterable[ir.Stmt]) -> set[str]:
 # ============================================================ the state
 
 
+def _plain(value: Any) -> Any:
+    """A value of the rules language as plain Python: ids for pieces, places
+    and players, lists for collections (what an Outcome reports)."""
+    if isinstance(value, (Piece, Place)):
+        return value.id
+    if isinstance(value, Player):
+        return value.name
+    if isinstance(value, (list, tuple, frozenset, set)):
+        items = [_plain(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, (frozenset, set)) else items
+    return value
+
+
 def _render(parts: tuple[Any, ...], s: GameState, env: dict[str, Any]) -> str:
     return "".join(p if isinstance(p, str) else format_value(p(s, env)) for p in parts)
 
@@ -885,6 +908,8 @@ class GameState:
         if breaches:
             raise StartError(breaches)
         self._run()
+        if machine.endings and not self.terminal:
+            self._check_endings()
 
     def start_breaches(self) -> list[tuple[str | None, str]]:
         """What this position breaks of the rulebook's ``require at start`` clauses.
@@ -981,6 +1006,19 @@ class GameState:
         if name not in self.piece_attrs:
             raise CortesRulesError(f"a piece has no declared attribute {name!r}")
         self._write_piece(name, piece.index, value)
+        self._legal = None
+
+    def set_value(self, name: str, value: Any) -> None:
+        """Set a declared value (``value NAME: ...``), to set up a position.
+
+        Raises:
+            CortesRulesError: the rulebook declares no such value.
+        """
+        if name not in self.values:
+            known = ", ".join(sorted(self.values)) or "none"
+            raise CortesRulesError(f"no value {name!r} in this rulebook (values: {known})")
+        self.values[name] = self._resolve(value)
+        self._stamp(0)
         self._legal = None
 
     def positions(self) -> dict[str, str]:
@@ -1396,6 +1434,8 @@ class GameState:
             self._resume(kind, values, option, scratch)
             self._history = (space.action(number), self._history)
             self._run()
+            if self.machine.endings and not self.terminal:
+                self._check_endings()
         except CortesRulesError:
             self._restore(snapshot)
             raise
@@ -1590,7 +1630,8 @@ class GameState:
                 self._log_line(ins, env)
             elif op == FINISH:
                 winner = ins[1](self, env) if ins[1] is not None else None
-                self._finish(winner, _render(ins[2], self, env))
+                self._finish(winner, _render(ins[2], self, env),
+                             {k: fn(self, env) for k, fn in ins[3]})
                 return
             elif op == FAIL:
                 raise RulesRuntimeError(ins[1], ins[2], proc.rule)
@@ -1671,7 +1712,8 @@ class GameState:
                                parts, values, cited, audience)
         self._log = (entry, self._log)
 
-    def _finish(self, winner: Any, reason: str) -> None:
+    def _finish(self, winner: Any, reason: str, details: Mapping[str, Any] | None = None
+                ) -> None:
         if winner is None:
             winners: tuple[str, ...] = ()
         elif isinstance(winner, (tuple, frozenset, list)):
@@ -1682,8 +1724,18 @@ class GameState:
         if "score" in self.player_attrs:
             scores = {p.name: self.player_attrs["score"][p.index]
                       for p in self.machine.world.seats}
-        self.result = Outcome(winners, reason, scores)
+        self.result = Outcome(winners, reason, scores,
+                              {k: _plain(v) for k, v in (details or {}).items()})
         self.terminal = True
+
+    def _check_endings(self) -> None:
+        """End the game if a ``finish when`` condition holds (before a decision is offered)."""
+        for when, winner, parts, report in self.machine.endings:
+            if when(self, {}):
+                self._finish(winner(self, {}) if winner is not None else None,
+                             _render(parts, self, {}),
+                             {k: fn(self, {}) for k, fn in report})
+                return
 
     # ------------------------------------------------------------ visibility
     def hidden_from(self, piece: Piece, viewer: Player) -> bool:

@@ -1,0 +1,105 @@
+"""Section 5: how to win. Sudden death (5.2), loss points (5.4), levels (5.5)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cortes_rules import CortesRulesError
+
+
+@pytest.mark.rule("5.2")
+def test_5_2_cortes_captured_ends_the_game_for_the_aztec_player(book):
+    state = book.new_game(positions={"S1": "1110", "Cortes": "gone.spanish"})
+    assert state.is_terminal()
+    outcome = state.outcome()
+    assert outcome.winners == ("aztec",)
+    assert outcome.details == {"level": "Aztec sudden death victory"}
+    assert state.legal_actions() == []
+
+
+@pytest.mark.rule("5.2")
+def test_5_2_cortes_in_play_does_not_end_the_game(book):
+    state = book.new_game(positions={"S1": "1110", "Cortes": "1110"})
+    assert not state.is_terminal()
+
+
+@pytest.mark.rule("5.2")
+def test_5_2_the_game_ends_as_soon_as_cortes_is_taken_in_play(book):
+    # Cortés alone in a hex is taken when Aztec attackers advance into it
+    # (8.23 with 9.4); the game ends right after that action.
+    state = book.new_game(positions={"S1": "1011", "Cortes": "1011", "A1": "1012"})
+    while state.phase != "aztec_land_combat":
+        state.apply("end")
+    state.set_attribute("S1", "steps", 1)
+    for action in ("attack 1011", "join A1", "resolve", "roll 12"):
+        state.apply(action)
+    while not state.is_terminal() and state.current_player == "spanish":
+        state.apply("lose S1")
+    assert state.place_of("S1") == "dead.spanish"
+    state.apply("advance A1")
+    assert state.place_of("Cortes") == "gone.spanish"
+    assert state.is_terminal() and state.outcome().winner == "aztec"
+
+
+@pytest.mark.rule("5.4")
+def test_5_4_dead_spanish_units_count_one_each_but_not_allies(book):
+    positions = {"S1": "1110", "S2": "dead.spanish", "S12": "dead.spanish",
+                 "S25": "gone.spanish", "S29": "dead.spanish", "S30": "gone.spanish"}
+    state = book.new_game(positions=positions)
+    assert state.evaluate("loss_points_from_dead_units()") == 3   # S2, gunboat S12, cannon S25
+    assert state.evaluate("loss_points_from_cuauhtemoc()") == 5
+    assert state.evaluate("loss_points_from_interphases()") == 0
+    assert state.evaluate("loss_points()") == 8
+
+
+@pytest.mark.rule("5.4")
+def test_5_4_cuauhtemoc_taken_saves_five_points(book):
+    state = book.new_game(positions={"S1": "1110", "Cuauhtemoc": "gone.aztec"})
+    assert state.evaluate("loss_points_from_cuauhtemoc()") == 0
+    assert state.evaluate("loss_points()") == 0
+
+
+@pytest.mark.rule("5.4")
+def test_5_4_each_interphase_held_costs_five(book):
+    state = book.new_game(positions={"S1": "1110"})
+    state.set_value("interphases_held", 3)
+    assert state.evaluate("loss_points_from_interphases()") == 15
+    assert state.evaluate("loss_points()") == 20
+
+
+@pytest.mark.rule("5.4")
+def test_5_4_setting_an_undeclared_value_is_refused(book):
+    state = book.new_game(positions={"S1": "1110"})
+    with pytest.raises(CortesRulesError, match="no value 'interphases'"):
+        state.set_value("interphases", 3)
+
+
+@pytest.mark.rule("5.5")
+@pytest.mark.parametrize("points, level, winner", [
+    (0, "decisive Spanish victory", "spanish"),
+    (1, "decisive Spanish victory", "spanish"),
+    (8, "decisive Spanish victory", "spanish"),
+    (9, "historical Spanish victory", "spanish"),
+    (16, "historical Spanish victory", "spanish"),
+    (17, "Aztec moral victory", "aztec"),
+    (24, "Aztec moral victory", "aztec"),
+    (25, "Aztec cosmological victory", "aztec"),
+    (60, "Aztec cosmological victory", "aztec"),
+])
+def test_5_5_levels_of_victory(book, points, level, winner):
+    state = book.new_game(positions={"S1": "1110"})
+    assert state.evaluate("victory_level(p)", p=points) == level
+    assert str(state.evaluate("victory_winner(p)", p=points)) == winner
+
+
+@pytest.mark.rule("5.5")
+@given(points=st.integers(0, 200))
+def test_5_5_more_loss_points_never_favour_the_spanish(book, points):
+    state = book.new_game(positions={"S1": "1110"})
+    order = ["decisive Spanish victory", "historical Spanish victory",
+             "Aztec moral victory", "Aztec cosmological victory"]
+    here = order.index(state.evaluate("victory_level(p)", p=points))
+    after = order.index(state.evaluate("victory_level(p)", p=points + 1))
+    assert after >= here
