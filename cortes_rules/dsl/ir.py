@@ -611,6 +611,17 @@ class CallStmt:
 
 
 @attrs.frozen
+class CallEach:
+    """``call each HOOK(args)``: every procedure contributed to a hook of type
+    ``procedure`` (``contribute HOOK = NAME [when C]``), in rule order, each
+    whose condition holds, with the same arguments."""
+
+    hook: str
+    args: tuple[Expr, ...]
+    span: Span
+
+
+@attrs.frozen
 class OptionParam:
     name: str
     domain: Expr
@@ -735,6 +746,7 @@ class Fail:
 
 
 Stmt = Union[Let, SetStmt, Put, If, ForEach, While, Loop, Break, Continue, Return, CallStmt,
+             CallEach,
              Choose, ChooseSealed, Roll, Draw, Shuffle, Log, Finish, Reveal, Fail]
 
 

@@ -739,6 +739,10 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ir.CallStmt(str(c[0]), tuple(x for x in c[1:] if x is not None),
                            self._span(meta))
 
+    def call_each_stmt(self, meta: Any, c: list[Any]) -> ir.CallEach:
+        name, *args = c
+        return ir.CallEach(str(name), tuple(a for a in args if a is not None), self._span(meta))
+
     def choose_stmt(self, meta: Any, c: list[Any]) -> ir.Choose:
         return ir.Choose(c[0], tuple(c[1:]), self._span(meta))
 

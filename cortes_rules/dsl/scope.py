@@ -185,6 +185,11 @@ class ScopeChecker:
 
     # -------------------------------------------------------------- entry point
     def run(self, statements: Iterable[ir.Statement]) -> None:
+        statements = list(statements)
+        self.contributions: dict[str, list[ir.Contribute]] = {}
+        for statement in statements:
+            if isinstance(statement, ir.Contribute):
+                self.contributions.setdefault(statement.hook, []).append(statement)
         for statement in statements:
             self.statement(statement)
         self.solve()
@@ -207,7 +212,14 @@ class ScopeChecker:
             hook = ("hook", st.hook)
             if st.hook not in self.d.hooks:
                 self.lenient.add(hook)
-            self.expr(st.value, nothing, hook, rule)
+            declared = self.d.hooks.get(st.hook)
+            if declared is not None and declared.type.name == "procedure":
+                # A procedure hook takes the name of a procedure, called by 'call each'.
+                if not (isinstance(st.value, ir.Name) and st.value.id in self.d.procedures):
+                    self.report(st.value.span, f"hook {st.hook} takes the name of a procedure"
+                                f"{hint(render.expr(st.value), self.d.procedures)}", rule)
+            else:
+                self.expr(st.value, nothing, hook, rule)
             if st.when is not None:
                 self.expr(st.when, nothing, hook, rule)
         elif isinstance(st, (ir.Forbid, ir.Permit)):
@@ -285,6 +297,10 @@ class ScopeChecker:
             for arg in st.args:
                 x(arg)
             self.call_procedure(st, rule)
+        elif isinstance(st, ir.CallEach):
+            for arg in st.args:
+                x(arg)
+            self.call_each(st, rule)
         elif isinstance(st, ir.Choose):
             x(st.player)
             return self.options(st.options, bound, context)
@@ -371,6 +387,22 @@ class ScopeChecker:
         elif len(procedure.params) != len(st.args):
             self.report(st.span, f"procedure {st.name} takes {len(procedure.params)} "
                         f"argument(s), not {len(st.args)}", rule)
+
+    def call_each(self, st: ir.CallEach, rule: str) -> None:
+        hook = self.d.hooks.get(st.hook)
+        if hook is None or hook.type.name != "procedure":
+            what = "not a procedure hook" if hook is not None else "not a hook"
+            self.report(st.span, f"'call each {st.hook}': {st.hook!r} is {what} (declare "
+                        f"'hook {st.hook}: procedure \"...\"')", rule)
+            return
+        for contribution in self.contributions.get(st.hook, ()):
+            if isinstance(contribution.value, ir.Name):
+                procedure = self.d.procedures.get(contribution.value.id)
+                if procedure is not None and len(procedure.params) != len(st.args):
+                    self.report(contribution.span,
+                                f"procedure {procedure.name} takes {len(procedure.params)} "
+                                f"argument(s), but 'call each {st.hook}' passes "
+                                f"{len(st.args)}", contribution.rule)
 
     def template(self, text: str, span: Span, bound: frozenset[str], rule: str) -> None:
         """The ``{name.attr}`` fields of a log or finish text, as expressions."""

@@ -443,6 +443,15 @@ class _ProcCompiler:
                           st.span)
         elif isinstance(st, ir.Put):
             self.emit(PUT, self.x(st.pieces), self.x(st.place), st.span)
+        elif isinstance(st, ir.CallEach):
+            args = tuple(self.x(a) for a in st.args)
+            for c in self.m.program.of(ir.Contribute):
+                if c.hook != st.hook or not isinstance(c.value, ir.Name):
+                    continue
+                skip = self.emit(NOP) if c.when is not None else None
+                self.emit(CALL, c.value.id, args, st.span)
+                if skip is not None and c.when is not None:
+                    self.patch(skip, JUMP_IF_NOT, self.x(c.when), self.here())
         elif isinstance(st, ir.If):
             jump = self.emit(NOP)
             self.block(st.then)

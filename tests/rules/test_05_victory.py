@@ -27,8 +27,8 @@ def test_5_2_cortes_in_play_does_not_end_the_game(book):
 
 @pytest.mark.rule("5.2")
 def test_5_2_the_game_ends_as_soon_as_cortes_is_taken_in_play(book):
-    # Cortés alone in a hex is taken when Aztec attackers advance into it
-    # (8.23 with 9.4); the game ends right after that action.
+    # Cortés's stack is wiped out; the Aztec capture roll of 9.4 comes up 7
+    # and the game ends right after that roll, before any advance.
     state = book.new_game(positions={"S1": "1011", "Cortes": "1011", "A1": "1012"})
     while state.phase != "aztec_land_combat":
         state.apply("end")
@@ -38,9 +38,10 @@ def test_5_2_the_game_ends_as_soon_as_cortes_is_taken_in_play(book):
     while not state.is_terminal() and state.current_player == "spanish":
         state.apply("lose S1")
     assert state.place_of("S1") == "dead.spanish"
-    state.apply("advance A1")
+    state.apply("roll 7")
     assert state.place_of("Cortes") == "gone.spanish"
     assert state.is_terminal() and state.outcome().winner == "aztec"
+    assert state.legal_actions() == []
 
 
 @pytest.mark.rule("5.4")
