@@ -118,6 +118,20 @@ class BoolOp:
     right: Expr
     span: Span
 
+    def terms(self) -> list[Expr]:
+        """The operands of a chain of the same operator, left to right, found
+        without recursion (so that 500 ``or`` terms compile)."""
+        found: list[Expr] = []
+        stack: list[Expr] = [self]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, BoolOp) and current.op == self.op:
+                stack.append(current.right)
+                stack.append(current.left)
+            else:
+                found.append(current)
+        return found
+
 
 @attrs.frozen
 class Compare:

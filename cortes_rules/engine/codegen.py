@@ -872,15 +872,7 @@ class _Gen:
         return f"(not {self.x(node.operand, ctx)})"
 
     def _BoolOp(self, node: ir.BoolOp, ctx: _Ctx) -> str:
-        terms: list[ir.Expr] = []
-        stack: list[ir.Expr] = [node]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, ir.BoolOp) and current.op == node.op:
-                stack.append(current.right)
-                stack.append(current.left)
-            else:
-                terms.append(current)
+        terms = node.terms()
         conj = node.op == "and"
         # Terms that need no statements are joined in one Python expression.
         mark = len(self.lines), self.ind

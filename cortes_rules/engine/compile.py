@@ -451,15 +451,7 @@ class Compiler:
 
     def _BoolOp(self, node: ir.BoolOp) -> Fn:
         # Flatten chains so that long `or` lists compile without deep recursion.
-        terms: list[ir.Expr] = []
-        stack: list[ir.Expr] = [node]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, ir.BoolOp) and current.op == node.op:
-                stack.append(current.right)
-                stack.append(current.left)
-            else:
-                terms.append(current)
+        terms = node.terms()
         fns = tuple(self._compile(t) for t in terms)
         if node.op == "and":
             return lambda s, env: all(f(s, env) for f in fns)

@@ -917,8 +917,7 @@ class GameState:
         if breaches:
             raise StartError(breaches)
         self._run()
-        if machine.endings and not self.terminal:
-            self._check_endings()
+        self._check_endings()
 
     def start_breaches(self) -> list[tuple[str | None, str]]:
         """What this position breaks of the rulebook's ``require at start`` clauses.
@@ -1443,8 +1442,7 @@ class GameState:
             self._resume(kind, values, option, scratch)
             self._history = (space.action(number), self._history)
             self._run()
-            if self.machine.endings and not self.terminal:
-                self._check_endings()
+            self._check_endings()
         except CortesRulesError:
             self._restore(snapshot)
             raise
@@ -1739,6 +1737,8 @@ class GameState:
 
     def _check_endings(self) -> None:
         """End the game if a ``finish when`` condition holds (before a decision is offered)."""
+        if self.terminal:
+            return
         for when, winner, parts, report in self.machine.endings:
             if when(self, {}):
                 self._finish(winner(self, {}) if winner is not None else None,
