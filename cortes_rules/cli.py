@@ -205,6 +205,10 @@ def _rule(args: argparse.Namespace) -> int:
         if entry is not None:
             print(f"Depends on interpretation {entry_id} ({entry.title}): reading "
                   f"{program.readings.get(entry_id)}")
+    naming = [e.id for e in program.interpretations.values() if rule.number in e.rules]
+    if naming:
+        print(f"Interpretations of this rule: {', '.join(naming)} "
+              f"(see '{PROG} interpretations')")
     source = clause_source(program, rule)
     if source:
         print("\nFormal statements, as written:")

@@ -167,7 +167,33 @@ def markdown(book: Rulebook, *, source: str = "") -> str:
         if item["because"]:
             out += [f"*Why the default.* {_escape(item['because'])}", ""]
         out += [f"*Status.* {_escape(_status_line(item))}.", ""]
+    out += _data_notes(book)
     return "\n".join(out)
+
+
+def _data_notes(book: Rulebook) -> list[str]:
+    """The notes of the map, counter mix and set-ups: what they reconstruct or guess."""
+    program = book.program
+    sections = []
+    if program.map is not None and program.map.notes:
+        sections.append((f"The map ({program.map.label})", program.map.notes))
+    if program.counters is not None and program.counters.notes:
+        sections.append((f"The counter mix ({program.counters.label})",
+                         program.counters.notes))
+    for name, setup in program.setups.items():
+        if setup.notes:
+            sections.append((f"The set-up `{name}` ({setup.label})", setup.notes))
+    if not sections:
+        return []
+    out = ["## Notes in the data files", "",
+           "The map, the counter mix and the set-ups are data, not rules: what they "
+           "reconstruct, guess or leave out is said in their own notes, listed here as "
+           "written.", ""]
+    for title, notes in sections:
+        out += [f"### {title}", ""]
+        out += [f"- {_escape(note)}" for note in notes]
+        out.append("")
+    return out
 
 
 def _example(options: list[dict[str, Any]]) -> str:

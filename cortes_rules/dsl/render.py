@@ -166,6 +166,6 @@ def statement(node: ir.Statement) -> str:
     if isinstance(node, ir.FormDecl):
         return f'form {node.name} "{node.pattern}" ({len(node.body)} statements)'
     if isinstance(node, ir.WhenReading):
-        return (f"when reading {node.entry} is {node.reading} "
-                f"({len(node.body)} statements)")
+        body = " ".join(statement(s) for s in node.body)
+        return f"when reading {node.entry} is {node.reading} {{ {body} }}"
     raise TypeError(f"not a statement: {node!r}")
