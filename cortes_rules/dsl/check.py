@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
 import attrs
 
@@ -602,7 +603,7 @@ def reading_uses(node: object, rule: str = ""
         for item in node:
             yield from reading_uses(item, rule)
     elif attrs.has(type(node)) and not isinstance(node, _NO_READINGS):
-        for field in attrs.fields(type(node)):
+        for field in attrs.fields(cast(Any, type(node))):
             value = getattr(node, field.name)
             if isinstance(value, tuple) or attrs.has(type(value)):
                 yield from reading_uses(value, rule)

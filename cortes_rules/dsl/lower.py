@@ -112,7 +112,7 @@ def fold_readings(node: Any, chosen: Mapping[str, str], used: set[str] | None = 
                           reading=f"{node.entry} is {node.reading}")
     if isinstance(node, tuple):
         items = tuple(fold_readings(x, chosen, used) for x in node)
-        return items if any(a is not b for a, b in zip(items, node)) else node
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
     if not attrs.has(type(node)) or isinstance(node, _LEAVES):
         return node
     changes = {}

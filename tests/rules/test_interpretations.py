@@ -228,7 +228,8 @@ def _rulebook_with(tmp_path: Path, extra: str, name: str = "zz-extra.rules") -> 
 
 @pytest.mark.rule("7.3")
 @pytest.mark.parametrize(("extra", "message", "caret"), [
-    ('rule 99.1 "Test" {\n  summary "s"\n  forbid move when reading minimum_moves is first_hex\n}\n',
+    ('rule 99.1 "Test" {\n  summary "s"\n'
+     '  forbid move when reading minimum_moves is first_hex\n}\n',
      "unknown interpretation 'minimum_moves'; did you mean 'minimum_move'?", "^"),
     ('rule 99.1 "Test" {\n  summary "s"\n  when reading minimum_move is sometimes {\n'
      '    forbid move when unit is cannon\n  }\n}\n',
