@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ._resources import data_dir
 from .dsl import ir
-from .dsl.check import check, errors_only, reading_uses
+from .dsl.check import check, errors_only, map_guards, reading_uses
 from .dsl.diagnostics import Diagnostic
 from .dsl.forms import expand_modules
 from .dsl.lower import lower, registry
@@ -308,17 +308,22 @@ def _chosen_readings(modules: Iterable[ir.Module], readings: Mapping[str, str] |
 
 
 def _other_readings(program: ir.Program) -> list[tuple[str, str]]:
-    """Each (entry, reading) not chosen, for the entries some clause or map line depends on."""
-    used = {e for r in program.all_rules for e in _entries_used(r.statements)}
+    """Each (entry, reading) not chosen, for the entries whose guards some clause or map
+    line uses."""
+    used = {e for r in program.all_rules if r.has_readings
+            for e in _entries_used(r.statements)}
     if program.map is not None:
-        used |= _entries_used(program.map.block.statements)
+        used |= {g.entry for g, _ in map_guards(program.map.block.statements, "")}
     entries = program.interpretations
     return [(e, r.name) for e in sorted(used) if e in entries
             for r in entries[e].readings if r.name != program.readings.get(e)]
 
 
 def _entries_used(statements: tuple[object, ...]) -> set[str]:
-    return {node.entry for node, _ in reading_uses(statements)}
+    """The entries whose ``when reading`` guards hold statements: a ``reading ID
+    is NAME`` condition is checked under any reading, its clause being kept."""
+    return {node.entry for node, _ in reading_uses(statements)
+            if isinstance(node, ir.WhenReading)}
 
 
 def check_path(name_or_path: StrPath) -> list[Diagnostic]:

@@ -30,12 +30,12 @@ def status(book: Rulebook, entry: ir.Interpretation) -> str:
 
 
 def _map_depends(book: Rulebook, entry_id: str) -> tuple[str, ...]:
-    from .dsl.check import reading_uses
+    from .dsl.check import map_guards
 
     data = book.program.map
     if data is None:
         return ()
-    if any(node.entry == entry_id for node, _ in reading_uses(data.block.statements)):
+    if any(node.entry == entry_id for node, _ in map_guards(data.block.statements, "")):
         return (f"map {data.name}",)
     return ()
 

@@ -129,14 +129,13 @@ class Checker:
         entries = self.program.interpretations
         for module in self.program.modules:
             for item in module.items:
-                where = None
-                if isinstance(item, ir.Rule):
-                    where = item.number
+                uses: Iterable[tuple[ir.ReadingIs | ir.WhenReading, str]] = ()
+                if isinstance(item, ir.Rule) and item.has_readings:
+                    uses = reading_uses(item.statements, item.number)
                 elif isinstance(item, ir.MapBlock):
-                    where = f"map {item.name}"
-                if where is not None:
-                    for node, rule in reading_uses(item, where):
-                        self.check_reading_use(node, rule, entries)
+                    uses = map_guards(item.statements, f"map {item.name}")
+                for node, rule in uses:
+                    self.check_reading_use(node, rule, entries)
 
     def check_entry(self, entry: ir.Interpretation, seen: dict[str, ir.Interpretation]) -> None:
         label = f"interpretation {entry.id}"
@@ -592,6 +591,15 @@ def _words(node: object) -> Iterable[str]:
         for field in type(node).__attrs_attrs__:  # type: ignore[attr-defined]
             if field.name not in ("span", "name_span", "rule"):
                 yield from _words(getattr(node, field.name))
+
+
+def map_guards(statements: Iterable[object], rule: str
+               ) -> Iterable[tuple[ir.WhenReading, str]]:
+    """The ``when reading`` guards of a map block (map lines hold no expressions)."""
+    for statement in statements:
+        if isinstance(statement, ir.WhenReading):
+            yield statement, rule
+            yield from map_guards(statement.body, rule)
 
 
 def reading_uses(node: object, rule: str = ""

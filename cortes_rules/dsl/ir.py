@@ -803,6 +803,9 @@ class Rule:
     readings: tuple[str, ...] = ()
     """The interpretation entries whose chosen reading this clause depends on
     (filled in by lowering)."""
+    has_readings: bool = False
+    """Whether the clause holds ``reading ID is NAME`` or ``when reading``
+    anywhere (set by the parser, so that lowering walks only such clauses)."""
 
 
 # ----------------------------------------------------------------- data blocks

@@ -65,9 +65,11 @@ def lower(modules: Sequence[ir.Module], options: Iterable[str] = (),
                 if item.optional and item.number not in enabled:
                     continue
                 if item.number not in rules:
-                    used: set[str] = set()
-                    flat = tuple(resolve_readings(item.statements, chosen, used))
-                    item = attrs.evolve(item, statements=flat, readings=tuple(sorted(used)))
+                    if item.has_readings:
+                        used: set[str] = set()
+                        flat = tuple(resolve_readings(item.statements, chosen, used))
+                        item = attrs.evolve(item, statements=flat,
+                                            readings=tuple(sorted(used)))
                     rules[item.number] = item
                     statements.extend(item.statements)
             elif isinstance(item, ir.GameBlock):
@@ -88,9 +90,10 @@ def lower(modules: Sequence[ir.Module], options: Iterable[str] = (),
 
 
 def resolve_readings(statements: Iterable[Any], chosen: Mapping[str, str],
-                     used: set[str] | None = None) -> Iterable[Any]:
+                     used: set[str] | None = None, *, fold: bool = True) -> Iterable[Any]:
     """Statements with ``when reading`` guards kept (their bodies spliced in) or
-    dropped, and every ``reading ID is NAME`` folded into true or false.
+    dropped, and (with ``fold``) every ``reading ID is NAME`` folded into true
+    or false.
 
     ``used`` collects the ids of the entries met on the way."""
     used = set() if used is None else used
@@ -98,9 +101,9 @@ def resolve_readings(statements: Iterable[Any], chosen: Mapping[str, str],
         if isinstance(statement, ir.WhenReading):
             used.add(statement.entry)
             if chosen.get(statement.entry) == statement.reading:
-                yield from resolve_readings(statement.body, chosen, used)
+                yield from resolve_readings(statement.body, chosen, used, fold=fold)
         else:
-            yield fold_readings(statement, chosen, used)
+            yield fold_readings(statement, chosen, used) if fold else statement
 
 
 def fold_readings(node: Any, chosen: Mapping[str, str], used: set[str] | None = None) -> Any:
@@ -151,7 +154,7 @@ def lower_map(block: ir.MapBlock, chosen: Mapping[str, str] | None = None) -> ir
     areas: dict[str, tuple[str, frozenset[str]]] = {}
     links: dict[str, set[str]] = {}
     area_borders: dict[frozenset[str], frozenset[str]] = {}
-    for statement in resolve_readings(block.statements, chosen or {}):
+    for statement in resolve_readings(block.statements, chosen or {}, fold=False):
         if isinstance(statement, ir.Grid):
             odd_low = statement.low_columns == "odd"
         elif isinstance(statement, ir.HexBlock):

@@ -324,7 +324,7 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
             else:
                 statements.append(attrs_evolve_rule(item, str(number)))
         return ir.Rule(str(number), _string(title), optional is not None, summary,
-                       tuple(statements), self._span(meta))
+                       tuple(statements), self._span(meta), has_readings=self._took_readings())
 
     def mechanism(self, meta: Any, c: list[Any]) -> ir.Rule:
         name, title, *body = c
@@ -337,7 +337,16 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
             else:
                 statements.append(attrs_evolve_rule(item, label))
         return ir.Rule(label, _string(title), False, summary, tuple(statements),
-                       self._span(meta), mechanism=True)
+                       self._span(meta), mechanism=True, has_readings=self._took_readings())
+
+    def _took_readings(self) -> bool:
+        """Whether readings were used since the last clause (the tree is transformed
+        bottom-up, so those are the ones inside the clause being built)."""
+        seen: int = self.__dict__.pop("_readings", 0)
+        return seen > 0
+
+    def _reading_used(self) -> None:
+        self.__dict__["_readings"] = self.__dict__.get("_readings", 0) + 1
 
     # -------------------------------------------------------------- interpretations
     def interpretation_block(self, meta: Any, c: list[Any]) -> ir.Interpretation:
@@ -380,6 +389,7 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return True
 
     def when_reading(self, meta: Any, c: list[Any]) -> ir.WhenReading:
+        self._reading_used()
         entry, reading, *body = c
         return ir.WhenReading(str(entry), str(reading), tuple(body), self._tok(entry),
                               self._tok(reading), "", self._span(meta))
@@ -391,6 +401,7 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
                               self._tok(entry), self._tok(reading), "", self._span(meta))
 
     def reading_is(self, meta: Any, c: list[Any]) -> ir.ReadingIs:
+        self._reading_used()
         return ir.ReadingIs(str(c[0]), str(c[1]), self._tok(c[0]), self._tok(c[1]),
                             self._span(meta))
 
