@@ -385,6 +385,14 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ("reading", ir.Reading(str(name), _strings(texts), default is not None,
                                       self._span(meta)))
 
+    def old_interpretation(self, meta: Any, c: list[Any]) -> Any:
+        raise RulesSyntaxError([Diagnostic(
+            self._span(meta), "a free-text 'interpretation \"...\"' inside a clause is no "
+            "longer read: record the reading as an entry of the interpretations registry "
+            "('interpretation ID \"title\" { rules ... says \"...\" reading NAME \"...\" "
+            "default }', beside the clauses) and, if the clause depends on it, write "
+            "'when reading ID is NAME { ... }'", source_line="")])
+
     def reading_default(self, meta: Any, c: list[Any]) -> bool:
         return True
 

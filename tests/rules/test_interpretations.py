@@ -347,3 +347,15 @@ def test_the_docs_page_is_generated_from_the_registry(book) -> None:
         for reading in entry.readings:
             assert f"- `{reading.name}`" in page
     assert "## Notes in the data files" in page
+
+
+@pytest.mark.rule("8.19")
+def test_the_old_free_text_interpretation_points_to_the_registry(tmp_path) -> None:
+    from cortes_rules.errors import RulesSyntaxError
+
+    extra = 'rule 99.1 "Test" {\n  summary "s"\n  interpretation "some reading"\n}\n'
+    with pytest.raises(RulesSyntaxError) as caught:
+        cortes_rules.load(_rulebook_with(tmp_path, extra))
+    diagnostic = caught.value.diagnostics[0]
+    assert "interpretations registry" in diagnostic.message
+    assert diagnostic.span.line == 3 and diagnostic.rule == "99.1"
