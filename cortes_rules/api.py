@@ -81,6 +81,30 @@ class Rulebook:
         return tuple(p.id for p in self._machine.world.places)
 
     @property
+    def interpretations(self) -> tuple[ir.Interpretation, ...]:
+        """The interpretations registry: every entry, in the rulebook's order."""
+        return tuple(self.program.interpretations.values())
+
+    @property
+    def readings(self) -> dict[str, str]:
+        """Interpretation id -> the reading this rulebook was loaded with
+        (the default unless ``load(..., readings=...)`` chose another)."""
+        return dict(self.program.readings)
+
+    def interpretation(self, entry_id: str) -> ir.Interpretation:
+        """An entry of the interpretations registry by id."""
+        try:
+            return self.program.interpretations[entry_id]
+        except KeyError:
+            known = ", ".join(self.program.interpretations) or "none"
+            raise CortesRulesError(f"no interpretation {entry_id!r} (interpretations: "
+                                   f"{known})") from None
+
+    def depends_on(self, entry_id: str) -> tuple[str, ...]:
+        """The numbers of the clauses whose statements change with an entry's reading."""
+        return tuple(r.number for r in self.program.rules.values() if entry_id in r.readings)
+
+    @property
     def setups(self) -> tuple[str, ...]:
         return tuple(self.program.setups)
 
@@ -211,13 +235,18 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
 
 def load(name_or_path: StrPath, *, options: Iterable[str] = (),
          map: StrPath | None = None, counters: StrPath | None = None,
-         setups: StrPath | None = None) -> Rulebook:
+         setups: StrPath | None = None, readings: Mapping[str, str] | None = None
+         ) -> Rulebook:
     """Compile and check a rulebook.
 
     Args:
         name_or_path: a shipped rulebook ("cortes"), a folder of ``*.rules``
             files, or a single file.
         options: optional rules to switch on by number, or ``["all"]``.
+        readings: interpretation id -> reading, for the entries of the
+            interpretations registry to read otherwise than by default, e.g.
+            ``{"minimum_move": "any_time"}`` (``cortes-rules interpretations``
+            lists them).
         map, counters, setups: files whose blocks replace the rulebook's own
             map, counter mix or set-ups (e.g. a map drawn from the printed one).
 
@@ -227,5 +256,6 @@ def load(name_or_path: StrPath, *, options: Iterable[str] = (),
     """
     replace = {k: v for k, v in (("map", map), ("counters", counters), ("setups", setups))
                if v is not None}
-    program, warnings = compile_rulebook(name_or_path, options=options, replace=replace)
+    program, warnings = compile_rulebook(name_or_path, options=options, replace=replace,
+                                         readings=readings)
     return Rulebook(program, warnings)

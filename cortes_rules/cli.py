@@ -4,8 +4,11 @@
   one) and print every diagnostic; exit 1 when any is an error.
 - ``cortes-rules rules [NAME]``: list the rule clauses of a rulebook.
 - ``cortes-rules rule NUMBER [--rulebook NAME]``: print one rule clause: its
-  title, summary, interpretations, formal statements as written, and the
+  title, summary, the readings it depends on, formal statements as written, and the
   core statements they are lowered to.
+- ``cortes-rules interpretations [RULEBOOK] [--json]``: list the
+  interpretations registry: each entry's id, rules, what the text says, its
+  readings, the default and why, and whether it is a load option today.
 - ``cortes-rules demo [--seed N] [--rulebook NAME]``: play a shipped
   demonstration record and print the adjudication log, each line citing
   its rules.
@@ -197,8 +200,15 @@ def _rule(args: argparse.Namespace) -> int:
     print(f"  {rule.span.path}:{rule.span.line}")
     if rule.summary:
         print(f"\nSummary: {rule.summary}")
-    for text in rule.interpretations:
-        print(f"Interpretation: {text}")
+    for entry_id in rule.readings:
+        entry = program.interpretations.get(entry_id)
+        if entry is not None:
+            print(f"Depends on interpretation {entry_id} ({entry.title}): reading "
+                  f"{program.readings.get(entry_id)}")
+    naming = [e.id for e in program.interpretations.values() if rule.number in e.rules]
+    if naming:
+        print(f"Interpretations of this rule: {', '.join(naming)} "
+              f"(see '{PROG} interpretations')")
     source = clause_source(program, rule)
     if source:
         print("\nFormal statements, as written:")
@@ -209,6 +219,19 @@ def _rule(args: argparse.Namespace) -> int:
         print("\nLowered onto the core:")
         for statement in core:
             print(f"  {lowered(statement)}")
+    return 0
+
+
+def _interpretations(args: argparse.Namespace) -> int:
+    import json
+
+    from . import registry
+
+    book = load(args.rulebook or default_rulebook())
+    if args.json:
+        print(json.dumps(registry.records(book), indent=2, ensure_ascii=False))
+    else:
+        print(registry.text(book))
     return 0
 
 
@@ -232,6 +255,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     rule.add_argument("number", help="the rule number, e.g. 8.14")
     rule.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
     rule.set_defaults(run=_rule)
+    readings = commands.add_parser("interpretations",
+                                   help="list the interpretations registry of a rulebook")
+    readings.add_argument("rulebook", nargs="?", default=None,
+                          help="a rulebook name, folder or file")
+    readings.add_argument("--json", action="store_true", help="print the entries as JSON")
+    readings.set_defaults(run=_interpretations)
     demo = commands.add_parser("demo", help="play the demonstration game and print its log")
     demo.add_argument("--seed", type=int, default=None, help="dice seed (default: the record's)")
     demo.add_argument("--rulebook", default=None, help="whose demonstration to play")

@@ -12,15 +12,15 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ._resources import data_dir
 from .dsl import ir
-from .dsl.check import check, errors_only
+from .dsl.check import check, errors_only, map_guards, reading_uses
 from .dsl.diagnostics import Diagnostic
 from .dsl.forms import expand_modules
-from .dsl.lower import lower
+from .dsl.lower import lower, registry
 from .dsl.parse import parse_text
 from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError
 
@@ -224,6 +224,7 @@ _REPLACEABLE = {"map": ir.MapBlock, "counters": ir.CountersBlock, "setups": ir.S
 
 def compile_rulebook(name_or_path: StrPath, *, options: Iterable[str] = (),
                      replace: dict[str, StrPath] | None = None,
+                     readings: Mapping[str, str] | None = None,
                      ) -> tuple[ir.Program, list[Diagnostic]]:
     """Parse, lower and check a rulebook.
 
@@ -232,6 +233,8 @@ def compile_rulebook(name_or_path: StrPath, *, options: Iterable[str] = (),
         options: optional rules to switch on, by number ("11.4"), or "all".
         replace: files whose map / counters / setups blocks replace the
             rulebook's own, keyed by ``"map"``, ``"counters"``, ``"setups"``.
+        readings: interpretation entry id -> the reading to follow instead of
+            its default.
 
     Returns:
         The program and its warnings.
@@ -261,14 +264,66 @@ def compile_rulebook(name_or_path: StrPath, *, options: Iterable[str] = (),
     if unknown:
         raise CortesRulesError(f"no optional rule numbered {', '.join(unknown)} "
                                f"(optional rules: {', '.join(sorted(optional)) or 'none'})")
-    program = lower(modules, wanted)
+    chosen = _chosen_readings(modules, readings)
+    program = lower(modules, wanted, chosen)
     # Check every rule, switched on or not, so a broken optional rule is found
-    # before anyone switches it on.
-    diagnostics = check(lower(modules, optional) if optional - set(wanted) else program)
-    errors = errors_only(diagnostics)
+    # before anyone switches it on; and so every reading of every entry that
+    # some clause depends on.
+    everything = lower(modules, optional, chosen) if optional - set(wanted) else program
+    diagnostics = check(everything)
+    for entry, reading in _other_readings(everything):
+        diagnostics += [d for d in check(lower(modules, optional, {**chosen, entry: reading}))
+                        if d.severity == "error"]
+    errors = errors_only(list({(d.span, d.message): d for d in diagnostics}.values()))
     if errors:
         raise RulesCheckError(errors)
     return program, [d for d in diagnostics if d.severity != "error"]
+
+
+def _chosen_readings(modules: Iterable[ir.Module], readings: Mapping[str, str] | None
+                     ) -> dict[str, str]:
+    """The readings asked for, validated against the rulebook's registry.
+
+    Raises:
+        CortesRulesError: an unknown entry, or a reading the entry does not have;
+            the message lists the valid ones.
+    """
+    if readings is None:
+        return {}
+    if not isinstance(readings, Mapping):
+        raise CortesRulesError(f"readings are a mapping of interpretation id to reading, "
+                               f"not {readings!r}")
+    entries = registry(list(modules))
+    for entry_id, reading in readings.items():
+        entry = entries.get(entry_id) if isinstance(entry_id, str) else None
+        if entry is None:
+            known = ", ".join(entries) or "none"
+            raise CortesRulesError(f"no interpretation {entry_id!r} in this rulebook "
+                                   f"(interpretations: {known})")
+        names = [r.name for r in entry.readings]
+        if not isinstance(reading, str) or reading not in names:
+            raise CortesRulesError(f"interpretation {entry_id} has no reading {reading!r} "
+                                   f"(readings: {', '.join(names)})")
+    return dict(readings)
+
+
+def _other_readings(program: ir.Program) -> list[tuple[str, str]]:
+    """Each (entry, reading) not chosen, for the entries whose guards some clause or map
+    line uses."""
+    used = {e for r in program.all_rules if r.has_readings
+            for e in _entries_used(r.statements)}
+    if program.map is not None:
+        used |= {g.entry for g, _ in map_guards(program.map.block.statements, "")}
+    entries = program.interpretations
+    return [(e, r.name) for e in sorted(used) if e in entries
+            for r in entries[e].readings if r.name != program.readings.get(e)]
+
+
+def _entries_used(statements: tuple[object, ...]) -> set[str]:
+    """The entries whose ``when reading`` guards hold statements: a ``reading ID
+    is NAME`` condition is checked under any reading, its clause being kept."""
+    return {node.entry for node, _ in reading_uses(statements)
+            if isinstance(node, ir.WhenReading)}
 
 
 def check_path(name_or_path: StrPath) -> list[Diagnostic]:

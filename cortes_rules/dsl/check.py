@@ -19,6 +19,11 @@ the line, a caret and the rule number:
   no procedure, procedures without a turn sequence;
 - clauses that can never apply: a condition that is always false;
 - forms: a hole the form's statements never use (a warning);
+- interpretations: an entry without rules, a ``says`` or readings, two
+  defaults or none among several readings, several readings and no
+  ``because``, an unknown kind, an id used twice; ``reading ID is NAME`` and
+  ``when reading ID is NAME`` naming an unknown entry or reading; a clause
+  depending on an entry that does not name its rule (a warning);
 - data: table rows of the wrong width, counters against the declared
   classes, flags and properties, map hexsides between hexes that do not
   touch, set-ups naming unknown pieces or places, a second map or counter
@@ -28,7 +33,10 @@ the line, a caret and the rule number:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
+
+import attrs
 
 from ..engine.hexgrid import adjacent
 from ..errors import RulesSyntaxError
@@ -46,6 +54,9 @@ MAX_STEPS = 100
 """The most steps a counter may have (Cortés counters have at most 4)."""
 ACTION_PARAM_TYPES = ("piece", "place", "hex", "player", "int")
 """The types an action's parameters may have (they fix its text form and ids)."""
+DEFECT_KINDS = ("contradiction", "gap", "undefined_term", "wrong_reference", "example",
+                "summary", "numbering", "omission", "misprint", "terminology")
+"""What an interpretation entry may say is wrong with the printed text."""
 
 
 class Checker:
@@ -75,6 +86,7 @@ class Checker:
     # -------------------------------------------------------------- entry point
     def run(self) -> list[Diagnostic]:
         self.check_rules()
+        self.check_interpretations()
         self.check_declarations()
         self.check_actions()
         self.check_sequence()
@@ -105,6 +117,77 @@ class Checker:
                 what = "mechanism block" if rule.mechanism else "rule"
                 self.error(rule.span, f"{what} {rule.number.removeprefix('lib:')} has no "
                            "summary", rule.number)
+
+    # -------------------------------------------------------------- interpretations
+    def check_interpretations(self) -> None:
+        """The registry's entries are complete, and every use of a reading names one."""
+        seen: dict[str, ir.Interpretation] = {}
+        for module in self.program.modules:
+            for item in module.items:
+                if isinstance(item, ir.Interpretation):
+                    self.check_entry(item, seen)
+        entries = self.program.interpretations
+        for module in self.program.modules:
+            for item in module.items:
+                uses: Iterable[tuple[ir.ReadingIs | ir.WhenReading, str]] = ()
+                if isinstance(item, ir.Rule) and item.has_readings:
+                    uses = reading_uses(item.statements, item.number)
+                elif isinstance(item, ir.MapBlock):
+                    uses = map_guards(item.statements, f"map {item.name}")
+                for node, rule in uses:
+                    self.check_reading_use(node, rule, entries)
+
+    def check_entry(self, entry: ir.Interpretation, seen: dict[str, ir.Interpretation]) -> None:
+        label = f"interpretation {entry.id}"
+        if entry.id in seen:
+            first = seen[entry.id].span
+            self.error(entry.span, f"{label} is declared twice (first at {first.path}:"
+                       f"{first.line})", label)
+            return
+        seen[entry.id] = entry
+        if not entry.rules:
+            self.error(entry.span, f"{label} names no rule: add 'rules N.N'", label)
+        if not entry.says:
+            self.error(entry.span, f"{label} does not say what the text says: add 'says "
+                       "\"...\"'", label)
+        if entry.kind is not None and entry.kind not in DEFECT_KINDS:
+            self.unknown(entry.span, "kind of defect", entry.kind, DEFECT_KINDS, label)
+        if not entry.readings:
+            self.error(entry.span, f"{label} has no reading: add 'reading NAME \"...\" "
+                       "default'", label)
+            return
+        names = [r.name for r in entry.readings]
+        for reading in entry.readings:
+            if names.count(reading.name) > 1:
+                self.error(reading.span, f"{label}: reading {reading.name!r} is named "
+                           "twice", label)
+        defaults = [r for r in entry.readings if r.default]
+        if len(defaults) > 1:
+            self.error(defaults[1].span, f"{label}: only one reading may be the default "
+                       f"(already {defaults[0].name!r})", label)
+        if len(entry.readings) > 1 and not defaults:
+            self.error(entry.span, f"{label} has {len(entry.readings)} readings and none "
+                       f"is marked 'default' ({', '.join(names)})", label)
+        if len(entry.readings) > 1 and not entry.because:
+            self.error(entry.span, f"{label} has several readings but does not say why "
+                       "its default: add 'because \"...\"'", label)
+
+    def check_reading_use(self, node: ir.ReadingIs | ir.WhenReading, rule: str,
+                          entries: Mapping[str, ir.Interpretation]) -> None:
+        entry = entries.get(node.entry)
+        if entry is None:
+            self.unknown(node.entry_span, "interpretation", node.entry, entries, rule)
+            return
+        if entry.reading(node.reading) is None:
+            known = [r.name for r in entry.readings]
+            self.error(node.reading_span, f"interpretation {entry.id} has no reading "
+                       f"{node.reading!r} (readings: {', '.join(known)})"
+                       f"{hint(node.reading, known)}", rule, expected=known)
+            return
+        if not rule.startswith(("map ", "lib:")) and rule not in entry.rules:
+            self.error(node.entry_span, f"rule {rule} depends on interpretation {entry.id}, "
+                       f"which names rules {', '.join(entry.rules)} only: add {rule} to "
+                       "its 'rules'", rule, severity="warning")
 
     # -------------------------------------------------------------- declarations
     def check_declarations(self) -> None:
@@ -508,6 +591,34 @@ def _words(node: object) -> Iterable[str]:
         for field in type(node).__attrs_attrs__:  # type: ignore[attr-defined]
             if field.name not in ("span", "name_span", "rule"):
                 yield from _words(getattr(node, field.name))
+
+
+def map_guards(statements: Iterable[object], rule: str
+               ) -> Iterable[tuple[ir.WhenReading, str]]:
+    """The ``when reading`` guards of a map block (map lines hold no expressions)."""
+    for statement in statements:
+        if isinstance(statement, ir.WhenReading):
+            yield statement, rule
+            yield from map_guards(statement.body, rule)
+
+
+def reading_uses(node: object, rule: str = ""
+                  ) -> Iterable[tuple[ir.ReadingIs | ir.WhenReading, str]]:
+    """Every ``reading ID is NAME`` and ``when reading`` inside a node, with its rule."""
+    if isinstance(node, (ir.ReadingIs, ir.WhenReading)):
+        yield node, rule
+    if isinstance(node, tuple):
+        for item in node:
+            yield from reading_uses(item, rule)
+    elif attrs.has(type(node)) and not isinstance(node, _NO_READINGS):
+        for field in attrs.fields(cast(Any, type(node))):
+            value = getattr(node, field.name)
+            if isinstance(value, tuple) or attrs.has(type(value)):
+                yield from reading_uses(value, rule)
+
+
+_NO_READINGS = (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit, ir.Name, Span, ir.TableDecl,
+                ir.ZoneBorders, ir.HexTerrain, ir.HexBlock, ir.CounterDecl)
 
 
 def side_of(decl: ir.ClassDecl) -> str | None:

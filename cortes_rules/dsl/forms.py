@@ -137,9 +137,9 @@ def expand_modules(modules: Sequence[ir.Module]) -> list[ir.Module]:
     for module in modules:
         items = []
         for item in module.items:
-            if isinstance(item, ir.Rule) and any(isinstance(s, ir.FormUse)
-                                                 for s in item.statements):
-                item = attrs.evolve(item, statements=tuple(_expand(item, forms)))
+            if isinstance(item, ir.Rule) and _uses_forms(item.statements):
+                item = attrs.evolve(item, statements=tuple(_expand(item, item.statements,
+                                                                   forms)))
             items.append(item)
         out.append(ir.Module(module.path, module.text, tuple(items)))
     return out
@@ -151,8 +151,17 @@ def _form_decls(module: ir.Module) -> Iterable[ir.FormDecl]:
             yield from (s for s in item.statements if isinstance(s, ir.FormDecl))
 
 
-def _expand(rule: ir.Rule, forms: Mapping[str, ir.FormDecl]) -> Iterable[Any]:
-    for statement in rule.statements:
+def _uses_forms(statements: Iterable[Any]) -> bool:
+    return any(isinstance(s, ir.FormUse)
+               or (isinstance(s, ir.WhenReading) and _uses_forms(s.body)) for s in statements)
+
+
+def _expand(rule: ir.Rule, statements: Iterable[Any],
+            forms: Mapping[str, ir.FormDecl]) -> Iterable[Any]:
+    for statement in statements:
+        if isinstance(statement, ir.WhenReading):
+            yield attrs.evolve(statement, body=tuple(_expand(rule, statement.body, forms)))
+            continue
         if not isinstance(statement, ir.FormUse):
             yield statement
             continue

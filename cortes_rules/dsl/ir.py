@@ -30,6 +30,8 @@ class IntLit:
 class BoolLit:
     value: bool
     span: Span
+    reading: str | None = None
+    """Set when lowering folded ``reading ID is NAME`` into this value: ``"ID is NAME"``."""
 
 
 @attrs.frozen
@@ -196,8 +198,21 @@ class Call:
     span: Span
 
 
+@attrs.frozen
+class ReadingIs:
+    """``reading ID is NAME``: whether the reading chosen for an interpretation
+    entry is NAME. Fixed when the rulebook is loaded: lowering folds it into a
+    :class:`BoolLit`, so the interpreter never sees it."""
+
+    entry: str
+    reading: str
+    entry_span: Span
+    reading_span: Span
+    span: Span
+
+
 Expr = Union[IntLit, BoolLit, NoneLit, StrLit, Name, SetLit, ListLit, TupleLit, Cond, Attr,
-             Index, Not, BoolOp, Compare, Member, Is, Arith, Neg, Call]
+             Index, Not, BoolOp, Compare, Member, Is, Arith, Neg, Call, ReadingIs]
 
 # ----------------------------------------------------------------- table cells
 
@@ -796,11 +811,25 @@ class FormUse:
     span: Span
 
 
+@attrs.frozen
+class WhenReading:
+    """``when reading ID is NAME { ... }``: statements (or map lines) that hold
+    only when that reading of the entry is chosen. Lowering keeps or drops them."""
+
+    entry: str
+    reading: str
+    body: tuple[Any, ...]
+    entry_span: Span
+    reading_span: Span
+    rule: str
+    span: Span
+
+
 Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, HexsideDecl,
                   TableDecl, DiceDecl, Forbid, Permit, Sequence, PlayerDecl, PoolDecl,
                   AttributeDecl, ValueDecl, HookDecl, Contribute, FunctionDecl, ActionDecl,
                   HideDecl, FaceDieDecl, Procedure, FormDecl, FormUse, DeriveDecl, RequireDecl,
-                  StartRequireDecl, FinishDecl]
+                  StartRequireDecl, FinishDecl, WhenReading]
 
 
 @attrs.frozen
@@ -811,11 +840,16 @@ class Rule:
     title: str
     optional: bool
     summary: str | None
-    interpretations: tuple[str, ...]
     statements: tuple[Statement, ...]
     span: Span
     mechanism: bool = False
     """A ``mechanism`` block of a library: ``number`` is then its name."""
+    readings: tuple[str, ...] = ()
+    """The interpretation entries whose chosen reading this clause depends on
+    (filled in by lowering)."""
+    has_readings: bool = False
+    """Whether the clause holds ``reading ID is NAME`` or ``when reading``
+    anywhere (set by the parser, so that lowering walks only such clauses)."""
 
 
 # ----------------------------------------------------------------- data blocks
@@ -909,7 +943,7 @@ class AreaBorder:
 
 
 MapStatement = Union[HexTerrain, HexBlock, HexsideFeature, ZoneDecl, ZoneBorders, ZoneTouches,
-                     PlaceDecl, Grid, AreaDecl, AreaAdjacent, AreaBorder]
+                     PlaceDecl, Grid, AreaDecl, AreaAdjacent, AreaBorder, WhenReading]
 
 
 @attrs.frozen
@@ -970,7 +1004,53 @@ class GameBlock:
     """Libraries of mechanisms (``rulebook/lib/NAME.rules``) loaded before the rules."""
 
 
-Item = Union[Rule, MapBlock, CountersBlock, SetupBlock, GameBlock]
+@attrs.frozen
+class Reading:
+    """One reading of an interpretation entry."""
+
+    name: str
+    text: str
+    default: bool
+    span: Span
+
+
+@attrs.frozen
+class Interpretation:
+    """An entry of the interpretations registry: a defect of the printed text
+    (``interpretation ID "title" { rules ... says ... reading ... because ... }``).
+
+    Attributes:
+        id: the entry's name, used by ``reading ID is NAME`` and by
+            ``load(..., readings={ID: NAME})``.
+        rules: the numbers of the rules it concerns.
+        kind: what is wrong with the text (contradiction, gap, ...).
+        says: what the text says, in our words.
+        readings: the ways it can be read, the default marked.
+        because: why the default.
+    """
+
+    id: str
+    title: str
+    rules: tuple[str, ...]
+    kind: str | None
+    says: str | None
+    readings: tuple[Reading, ...]
+    because: str | None
+    span: Span
+
+    @property
+    def default(self) -> str | None:
+        """The default reading: the one marked ``default``, or the only one."""
+        marked = [r.name for r in self.readings if r.default]
+        if marked:
+            return marked[0]
+        return self.readings[0].name if len(self.readings) == 1 else None
+
+    def reading(self, name: str) -> Reading | None:
+        return next((r for r in self.readings if r.name == name), None)
+
+
+Item = Union[Rule, MapBlock, CountersBlock, SetupBlock, GameBlock, Interpretation]
 
 
 @attrs.frozen
@@ -1026,6 +1106,10 @@ class Program:
     map: MapData | None
     counters: CountersBlock | None
     setups: Mapping[str, SetupBlock]
+    interpretations: Mapping[str, Interpretation] = attrs.Factory(dict)
+    """The interpretations registry: entry id -> entry, in load order."""
+    readings: Mapping[str, str] = attrs.Factory(dict)
+    """The reading chosen for each entry that has a default or was chosen at load."""
 
     def of(self, kind: type) -> list:  # type: ignore[type-arg]
         """Every statement of one kind, in load order."""

@@ -10,20 +10,47 @@ number keeps its first clause here).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import Any
+
+import attrs
 
 from . import ir
 
 
-def lower(modules: Sequence[ir.Module], options: Iterable[str] = ()) -> ir.Program:
+def registry(modules: Sequence[ir.Module]) -> dict[str, ir.Interpretation]:
+    """The interpretation entries of a rulebook by id (the first of a duplicated id)."""
+    entries: dict[str, ir.Interpretation] = {}
+    for module in modules:
+        for item in module.items:
+            if isinstance(item, ir.Interpretation):
+                entries.setdefault(item.id, item)
+    return entries
+
+
+def chosen_readings(entries: Mapping[str, ir.Interpretation],
+                    readings: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Each entry's default reading, replaced by the ones chosen."""
+    chosen = {i: e.default for i, e in entries.items() if e.default is not None}
+    chosen.update(readings or {})
+    return chosen
+
+
+def lower(modules: Sequence[ir.Module], options: Iterable[str] = (),
+          readings: Mapping[str, str] | None = None) -> ir.Program:
     """Gather parsed modules into one program, keeping enabled rules only.
 
     Args:
         modules: parsed files, in load order.
         options: numbers of the optional rules to switch on.
+        readings: interpretation entry id -> the reading chosen (the others
+            keep their default). Statements guarded by ``when reading`` are
+            kept or dropped, and ``reading ID is NAME`` becomes true or false.
     """
     enabled = frozenset(options)
+    entries = registry(modules)
+    chosen = chosen_readings(entries, readings)
     all_rules: list[ir.Rule] = []
     rules: dict[str, ir.Rule] = {}
     statements: list[ir.Statement] = []
@@ -38,6 +65,11 @@ def lower(modules: Sequence[ir.Module], options: Iterable[str] = ()) -> ir.Progr
                 if item.optional and item.number not in enabled:
                     continue
                 if item.number not in rules:
+                    if item.has_readings:
+                        used: set[str] = set()
+                        flat = tuple(resolve_readings(item.statements, chosen, used))
+                        item = attrs.evolve(item, statements=flat,
+                                            readings=tuple(sorted(used)))
                     rules[item.number] = item
                     statements.extend(item.statements)
             elif isinstance(item, ir.GameBlock):
@@ -51,9 +83,54 @@ def lower(modules: Sequence[ir.Module], options: Iterable[str] = ()) -> ir.Progr
     return ir.Program(
         modules=tuple(modules), game=game, rules=MappingProxyType(rules),
         all_rules=tuple(all_rules), options=enabled, statements=tuple(statements),
-        map=lower_map(maps[0]) if maps else None,
+        map=lower_map(maps[0], chosen) if maps else None,
         counters=counters[0] if counters else None,
-        setups=MappingProxyType(setups))
+        setups=MappingProxyType(setups), interpretations=MappingProxyType(entries),
+        readings=MappingProxyType(chosen))
+
+
+def resolve_readings(statements: Iterable[Any], chosen: Mapping[str, str],
+                     used: set[str] | None = None, *, fold: bool = True) -> Iterable[Any]:
+    """Statements with ``when reading`` guards kept (their bodies spliced in) or
+    dropped, and (with ``fold``) every ``reading ID is NAME`` folded into true
+    or false.
+
+    ``used`` collects the ids of the entries met on the way."""
+    used = set() if used is None else used
+    for statement in statements:
+        if isinstance(statement, ir.WhenReading):
+            used.add(statement.entry)
+            if chosen.get(statement.entry) == statement.reading:
+                yield from resolve_readings(statement.body, chosen, used, fold=fold)
+        else:
+            yield fold_readings(statement, chosen, used) if fold else statement
+
+
+def fold_readings(node: Any, chosen: Mapping[str, str], used: set[str] | None = None) -> Any:
+    """A copy of ``node`` with each ``reading ID is NAME`` replaced by its truth."""
+    if isinstance(node, ir.ReadingIs):
+        if used is not None:
+            used.add(node.entry)
+        return ir.BoolLit(chosen.get(node.entry) == node.reading, node.span,
+                          reading=f"{node.entry} is {node.reading}")
+    if isinstance(node, tuple):
+        items = tuple(fold_readings(x, chosen, used) for x in node)
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    if not attrs.has(type(node)) or isinstance(node, _LEAVES):
+        return node
+    changes = {}
+    for field in attrs.fields(type(node)):
+        value = getattr(node, field.name)
+        if isinstance(value, tuple) or attrs.has(type(value)):
+            new = fold_readings(value, chosen, used)
+            if new is not value:
+                changes[field.name] = new
+    return attrs.evolve(node, **changes) if changes else node
+
+
+# Nodes that never hold an expression.
+_LEAVES = (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit, ir.Name, ir.TypeRef, ir.ActionParam,
+           ir.IntCell, ir.RatioCell, ir.ResultCell, ir.NameCell, ir.KeyedCell)
 
 
 def hex_block(first: str, last: str) -> list[str]:
@@ -64,8 +141,9 @@ def hex_block(first: str, last: str) -> list[str]:
             for r in range(min(r1, r2), max(r1, r2) + 1)]
 
 
-def lower_map(block: ir.MapBlock) -> ir.MapData:
-    """Expand a map block's statements into lookup tables."""
+def lower_map(block: ir.MapBlock, chosen: Mapping[str, str] | None = None) -> ir.MapData:
+    """Expand a map block's statements into lookup tables (the lines of a
+    ``when reading`` guard only under that reading)."""
     odd_low = True
     hexes: dict[str, frozenset[str]] = {}
     hexsides: dict[frozenset[str], frozenset[str]] = {}
@@ -76,7 +154,7 @@ def lower_map(block: ir.MapBlock) -> ir.MapData:
     areas: dict[str, tuple[str, frozenset[str]]] = {}
     links: dict[str, set[str]] = {}
     area_borders: dict[frozenset[str], frozenset[str]] = {}
-    for statement in block.statements:
+    for statement in resolve_readings(block.statements, chosen or {}, fold=False):
         if isinstance(statement, ir.Grid):
             odd_low = statement.low_columns == "odd"
         elif isinstance(statement, ir.HexBlock):

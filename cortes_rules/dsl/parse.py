@@ -212,6 +212,11 @@ def _string(token: Token) -> str:
     return str(token)[1:-1]
 
 
+def _strings(tokens: list[Any]) -> str:
+    """Adjacent string literals as one text, joined by a space."""
+    return " ".join(_string(t) for t in tokens)
+
+
 @v_args(meta=True)
 class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
     """Turns lark's parse tree into IR nodes, one method per grammar rule."""
@@ -312,17 +317,14 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         number, title, optional, *body = c
         number = self._rule_number(number)
         summary = None
-        interpretations: list[str] = []
         statements: list[Any] = []
         for item in body:
             if isinstance(item, tuple) and item[0] == "summary":
                 summary = item[1]
-            elif isinstance(item, tuple) and item[0] == "interpretation":
-                interpretations.append(item[1])
             else:
                 statements.append(attrs_evolve_rule(item, str(number)))
         return ir.Rule(str(number), _string(title), optional is not None, summary,
-                       tuple(interpretations), tuple(statements), self._span(meta))
+                       tuple(statements), self._span(meta), has_readings=self._took_readings())
 
     def mechanism(self, meta: Any, c: list[Any]) -> ir.Rule:
         name, title, *body = c
@@ -332,19 +334,90 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         for item in body:
             if isinstance(item, tuple) and item[0] == "summary":
                 summary = item[1]
-            elif not (isinstance(item, tuple) and item[0] == "interpretation"):
+            else:
                 statements.append(attrs_evolve_rule(item, label))
-        return ir.Rule(label, _string(title), False, summary, (), tuple(statements),
-                       self._span(meta), mechanism=True)
+        return ir.Rule(label, _string(title), False, summary, tuple(statements),
+                       self._span(meta), mechanism=True, has_readings=self._took_readings())
+
+    def _took_readings(self) -> bool:
+        """Whether readings were used since the last clause (the tree is transformed
+        bottom-up, so those are the ones inside the clause being built)."""
+        seen: int = self.__dict__.pop("_readings", 0)
+        return seen > 0
+
+    def _reading_used(self) -> None:
+        self.__dict__["_readings"] = self.__dict__.get("_readings", 0) + 1
+
+    # -------------------------------------------------------------- interpretations
+    def interpretation_block(self, meta: Any, c: list[Any]) -> ir.Interpretation:
+        name, title, *fields = c
+        rules: list[str] = []
+        kind = says = because = None
+        readings: list[ir.Reading] = []
+        for key, value in fields:
+            if key == "rules":
+                rules.extend(value)
+            elif key == "kind":
+                kind = value
+            elif key == "says":
+                says = value
+            elif key == "because":
+                because = value
+            else:
+                readings.append(value)
+        return ir.Interpretation(str(name), _string(title), tuple(rules), kind, says,
+                                 tuple(readings), because, self._span(meta))
+
+    def interpretation_rules(self, meta: Any, c: list[Any]) -> tuple[str, tuple[str, ...]]:
+        return ("rules", tuple(self._rule_number(t) for t in c))
+
+    def interpretation_kind(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("kind", str(c[0]))
+
+    def interpretation_says(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("says", _strings(c))
+
+    def interpretation_because(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("because", _strings(c))
+
+    def interpretation_reading(self, meta: Any, c: list[Any]) -> tuple[str, ir.Reading]:
+        name, *texts, default = c
+        return ("reading", ir.Reading(str(name), _strings(texts), default is not None,
+                                      self._span(meta)))
+
+    def old_interpretation(self, meta: Any, c: list[Any]) -> Any:
+        raise RulesSyntaxError([Diagnostic(
+            self._span(meta), "a free-text 'interpretation \"...\"' inside a clause is no "
+            "longer read: record the reading as an entry of the interpretations registry "
+            "('interpretation ID \"title\" { rules ... says \"...\" reading NAME \"...\" "
+            "default }', beside the clauses) and, if the clause depends on it, write "
+            "'when reading ID is NAME { ... }'", source_line="")])
+
+    def reading_default(self, meta: Any, c: list[Any]) -> bool:
+        return True
+
+    def when_reading(self, meta: Any, c: list[Any]) -> ir.WhenReading:
+        self._reading_used()
+        entry, reading, *body = c
+        return ir.WhenReading(str(entry), str(reading), tuple(body), self._tok(entry),
+                              self._tok(reading), "", self._span(meta))
+
+    def map_when_reading(self, meta: Any, c: list[Any]) -> ir.WhenReading:
+        entry, reading, *body = c
+        return ir.WhenReading(str(entry), str(reading),
+                              tuple(x for x in body if not isinstance(x, tuple)),
+                              self._tok(entry), self._tok(reading), "", self._span(meta))
+
+    def reading_is(self, meta: Any, c: list[Any]) -> ir.ReadingIs:
+        self._reading_used()
+        return ir.ReadingIs(str(c[0]), str(c[1]), self._tok(c[0]), self._tok(c[1]),
+                            self._span(meta))
 
     def optional(self, meta: Any, c: list[Any]) -> bool:
         return True
 
     def summary(self, meta: Any, c: list[Any]) -> tuple[str, str]:
         return ("summary", _string(c[0]))
-
-    def interpretation(self, meta: Any, c: list[Any]) -> tuple[str, str]:
-        return ("interpretation", _string(c[0]))
 
     def side_decl(self, meta: Any, c: list[Any]) -> ir.SideDecl:
         return ir.SideDecl(str(c[0]), _string(c[1]), "", self._span(meta))
@@ -815,7 +888,9 @@ def _split_notes(body: list[Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
 
 
 def attrs_evolve_rule(statement: Any, number: str) -> Any:
-    """Stamp a statement with the number of the rule clause it appears in."""
-    import attrs
-
+    """Stamp a statement with the number of the rule clause it appears in
+    (and the statements of a ``when reading`` guard with it too)."""
+    if isinstance(statement, ir.WhenReading):
+        return attrs.evolve(statement, rule=number,
+                            body=tuple(attrs_evolve_rule(s, number) for s in statement.body))
     return attrs.evolve(statement, rule=number)

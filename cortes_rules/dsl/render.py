@@ -16,8 +16,12 @@ def expr(node: ir.Expr, parent: int = 0) -> str:
 def _render(node: ir.Expr) -> tuple[str, int]:
     if isinstance(node, ir.IntLit):
         return str(node.value), 9
+    if isinstance(node, ir.BoolLit) and node.reading is not None:
+        return f"reading {node.reading}", 4  # folded at load; shown as written
     if isinstance(node, ir.BoolLit):
         return ("true" if node.value else "false"), 9
+    if isinstance(node, ir.ReadingIs):
+        return f"reading {node.entry} is {node.reading}", 4
     if isinstance(node, ir.NoneLit):
         return "none", 9
     if isinstance(node, ir.StrLit):
@@ -166,4 +170,7 @@ def statement(node: ir.Statement) -> str:
         return f"procedure {node.name}({', '.join(node.params)}) ({len(node.body)} statements)"
     if isinstance(node, ir.FormDecl):
         return f'form {node.name} "{node.pattern}" ({len(node.body)} statements)'
+    if isinstance(node, ir.WhenReading):
+        body = " ".join(statement(s) for s in node.body)
+        return f"when reading {node.entry} is {node.reading} {{ {body} }}"
     raise TypeError(f"not a statement: {node!r}")

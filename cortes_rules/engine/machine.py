@@ -1052,9 +1052,18 @@ class GameState:
         Raises:
             CortesRulesError: the text does not parse or cannot be evaluated here.
         """
+        from ..dsl.check import reading_uses
+        from ..dsl.lower import fold_readings
         from ..dsl.parse import parse_expression
 
         node = parse_expression(text)
+        program = self.machine.program
+        for use, _ in reading_uses(node):
+            entry = program.interpretations.get(use.entry)
+            if entry is None or entry.reading(use.reading) is None:
+                raise CortesRulesError(f"no reading {use.entry} is {use.reading} in this "
+                                       f"rulebook")
+        node = fold_readings(node, program.readings)
         fn = self.machine.compiler.expr(node, None)
         env = dict(self.stack[-1][2]) if self.stack and not self.terminal else {}
         env.update({k: self._resolve(v) for k, v in variables.items()})

@@ -170,7 +170,9 @@ def test_cli_rule_prints_the_clause_and_what_it_lowers_to(
         in out
     assert "Lowered onto the core:\n  contribute column_shift" in out
     _, causeways, _ = _cli(capsys, "rule", "7.16")
-    assert "Interpretation: A causeway hex stands over the lake" in causeways
+    assert "Depends on interpretation causeway_exit (Leaving a causeway hex across a " \
+        "plain hexside): reading along_causeway" in causeways
+    assert "Interpretations of this rule: " in causeways and "causeway_exit" in causeways
     assert "forbid move when from has causeway and not crossing has causeway" in causeways
 
 

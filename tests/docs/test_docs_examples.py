@@ -260,10 +260,11 @@ def test_azteca_sketch_bids_are_sealed(sketch_books: dict[str, cortes_rules.Rule
 
 
 @pytest.mark.rule("8.11")
-def test_every_interpretation_is_listed_in_the_docs(book) -> None:  # type: ignore[no-untyped-def]
-    page = (DOCS / "interpretations.md").read_text(encoding="utf-8")
-    stated = [(rule.number, text) for rule in book.program.all_rules
-              for text in rule.interpretations]
-    assert len(stated) >= 8
-    missing = [f"{number}: {text}" for number, text in stated if text not in page]
-    assert not missing, "docs/interpretations.md lacks:\n" + "\n".join(missing)
+def test_every_interpretation_is_on_the_generated_page(book) -> None:  # type: ignore[no-untyped-def]
+    # docs/interpretations.md is generated from the registry by the mkdocs hook.
+    from cortes_rules import registry
+
+    page = registry.markdown(book)
+    assert len(book.interpretations) > 40
+    missing = [e.id for e in book.interpretations if f"### {e.id}" not in page]
+    assert not missing, "the generated page lacks: " + ", ".join(missing)

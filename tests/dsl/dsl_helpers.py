@@ -141,7 +141,8 @@ def strip_spans(node: Any) -> Any:
     if attrs.has(type(node)):
         return (type(node).__name__, *(
             (field.name, strip_spans(getattr(node, field.name)))
-            for field in attrs.fields(type(node)) if field.name not in ("span", "name_span")))
+            for field in attrs.fields(type(node))
+            if field.name != "span" and not field.name.endswith("_span")))
     if isinstance(node, tuple):
         return tuple(strip_spans(item) for item in node)
     return node
