@@ -493,6 +493,36 @@ class Checker:
                         first, ir.HexBlock) and isinstance(statement, ir.HexTerrain) else "")
             self.error(statement.span, f"{noun} listed twice ({at}){hint}", where)
 
+    def check_place(self, statement: ir.PlaceDecl, seen: set[str], where: str) -> None:
+        """A place names hexes of the map, earlier places, known terrain and zones."""
+        data = self.program.map
+        assert data is not None
+        if statement.name in seen:
+            self.error(statement.span, f"place {statement.name} is declared twice", where)
+        for item in (*statement.items, *statement.excluded):
+            if item.kind == "hex" and item.args[0] not in data.hexes:
+                self.error(statement.span, f"hex {item.args[0]} is not on the map", where)
+            elif item.kind == "range" and not any(
+                    h in data.hexes for h in hex_block(*item.args)):
+                self.error(statement.span, f"no hex of the map lies in {item.args[0]}.."
+                           f"{item.args[1]}", where)
+            elif item.kind == "place" and item.args[0] not in seen:
+                later = any(isinstance(s, ir.PlaceDecl) and s.name == item.args[0]
+                            for s in data.block.statements)
+                if later:
+                    self.error(statement.span, f"place {item.args[0]} is used before it is "
+                               "declared (declare it above)", where)
+                else:
+                    self.unknown(statement.span, "place", item.args[0], seen, where)
+            elif item.kind == "terrain" and item.args[0] not in self.declared.terrain:
+                self.unknown(statement.span, "terrain", item.args[0], self.declared.terrain,
+                             where)
+            elif item.kind == "shore" and item.args and int(item.args[0]) not in data.zones:
+                self.error(statement.span, f"zone {item.args[0]} is not declared", where)
+        seen.add(statement.name)
+        if not data.places.get(statement.name, ("", ()))[1]:
+            self.error(statement.span, f"place {statement.name} holds no hex", where)
+
     def check_map(self) -> None:
         data = self.program.map
         if data is None:
@@ -502,6 +532,8 @@ class Checker:
         terrain = self.declared.terrain
         hexsides = self.declared.hexsides
         listed: dict[str, ir.HexTerrain | ir.HexBlock] = {}  # hex id -> first listed by
+        seen_places: set[str] = set()
+        seen_groups: set[str] = set()
         for statement in data.block.statements:
             if isinstance(statement, (ir.HexTerrain, ir.HexBlock)):
                 for name in statement.terrain:
@@ -519,10 +551,20 @@ class Checker:
                 if not adjacent(statement.a, statement.b, data.odd_columns_low):
                     self.error(statement.span, f"hexes {statement.a} and {statement.b} do not "
                                "touch, so they share no hexside", where)
-            elif isinstance(statement, (ir.PlaceDecl, ir.ZoneBorders)):
+            elif isinstance(statement, ir.ZoneBorders):
                 for hex_id in statement.hexes:
                     if hex_id not in hexes:
                         self.error(statement.span, f"hex {hex_id} is not on the map", where)
+            elif isinstance(statement, ir.PlaceDecl):
+                self.check_place(statement, seen_places, where)
+            elif isinstance(statement, ir.ZoneGroup):
+                if statement.name in seen_groups:
+                    self.error(statement.span, f"zone group {statement.name} is declared twice",
+                               where)
+                seen_groups.add(statement.name)
+                for number in statement.zones:
+                    if number not in data.zones:
+                        self.error(statement.span, f"zone {number} is not declared", where)
             if isinstance(statement, (ir.ZoneBorders, ir.ZoneTouches)):
                 numbers = [statement.number, *getattr(statement, "others", ())]
                 for number in numbers:

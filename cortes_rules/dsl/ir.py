@@ -900,10 +900,43 @@ class ZoneTouches:
 
 
 @attrs.frozen
+class PlaceItem:
+    """One item of a place's hex list.
+
+    ``kind`` is ``hex`` (``args`` holds the id), ``range`` (two corner ids:
+    the map's hexes in that rectangle), ``place`` (an earlier place's name),
+    ``all`` (every hex of the map), ``terrain`` (the hexes with that terrain)
+    or ``shore`` (the hexes a lake zone borders: of zone ``args[0]``, or of
+    any zone when ``args`` is empty).
+    """
+
+    kind: str
+    args: tuple[str, ...]
+
+
+@attrs.frozen
 class PlaceDecl:
+    """``place NAME "Label" at ITEMS [except ITEMS]``: a named group of hexes."""
+
     name: str
     label: str
-    hexes: tuple[str, ...]
+    items: tuple[PlaceItem, ...]
+    span: Span
+    excluded: tuple[PlaceItem, ...] = ()
+
+    @property
+    def hexes(self) -> tuple[str, ...]:
+        """The hex ids the statement names one by one (included or excluded)."""
+        return tuple(i.args[0] for i in (*self.items, *self.excluded) if i.kind == "hex")
+
+
+@attrs.frozen
+class ZoneGroup:
+    """``zones NAME "Label" at N ...``: a named group of lake zones."""
+
+    name: str
+    label: str
+    zones: tuple[int, ...]
     span: Span
 
 
@@ -943,7 +976,7 @@ class AreaBorder:
 
 
 MapStatement = Union[HexTerrain, HexBlock, HexsideFeature, ZoneDecl, ZoneBorders, ZoneTouches,
-                     PlaceDecl, Grid, AreaDecl, AreaAdjacent, AreaBorder, WhenReading]
+                     PlaceDecl, ZoneGroup, Grid, AreaDecl, AreaAdjacent, AreaBorder, WhenReading]
 
 
 @attrs.frozen
@@ -1079,11 +1112,24 @@ class MapData:
     zone_borders: Mapping[int, frozenset[str]]
     zone_touches: Mapping[int, frozenset[int]]
     places: Mapping[str, tuple[str, tuple[str, ...]]]
+    """Place name -> (label, its hex ids in map order), in declaration order."""
     block: MapBlock
     areas: Mapping[str, tuple[str, frozenset[str]]] = attrs.Factory(dict)
     """Area name -> (label, features), in declaration order."""
     area_links: Mapping[str, frozenset[str]] = attrs.Factory(dict)
     area_borders: Mapping[frozenset[str], frozenset[str]] = attrs.Factory(dict)
+    zone_groups: Mapping[str, tuple[str, tuple[int, ...]]] = attrs.Factory(dict)
+    """Zone group name -> (label, its zone numbers), in declaration order."""
+
+    def shore(self, zone: int | None = None) -> frozenset[str]:
+        """The hexes on the shore of one lake zone, or of any zone."""
+        if zone is not None:
+            return self.zone_borders.get(zone, frozenset())
+        return frozenset().union(*self.zone_borders.values())
+
+    def place_hexes(self, name: str) -> frozenset[str]:
+        """The hexes of a named place (empty if there is no such place)."""
+        return frozenset(self.places[name][1]) if name in self.places else frozenset()
 
 
 @attrs.frozen

@@ -154,6 +154,8 @@ def lower_map(block: ir.MapBlock, chosen: Mapping[str, str] | None = None) -> ir
     areas: dict[str, tuple[str, frozenset[str]]] = {}
     links: dict[str, set[str]] = {}
     area_borders: dict[frozenset[str], frozenset[str]] = {}
+    place_decls: list[ir.PlaceDecl] = []
+    zone_groups: dict[str, tuple[str, tuple[int, ...]]] = {}
     for statement in resolve_readings(block.statements, chosen or {}, fold=False):
         if isinstance(statement, ir.Grid):
             odd_low = statement.low_columns == "odd"
@@ -175,7 +177,9 @@ def lower_map(block: ir.MapBlock, chosen: Mapping[str, str] | None = None) -> ir
                 touches.setdefault(statement.number, set()).add(other)
                 touches.setdefault(other, set()).add(statement.number)
         elif isinstance(statement, ir.PlaceDecl):
-            places[statement.name] = (statement.label, statement.hexes)
+            place_decls.append(statement)
+        elif isinstance(statement, ir.ZoneGroup):
+            zone_groups.setdefault(statement.name, (statement.label, statement.zones))
         elif isinstance(statement, ir.AreaDecl):
             areas[statement.name] = (statement.label, frozenset(statement.features))
         elif isinstance(statement, ir.AreaAdjacent):
@@ -185,12 +189,44 @@ def lower_map(block: ir.MapBlock, chosen: Mapping[str, str] | None = None) -> ir
         elif isinstance(statement, ir.AreaBorder):
             key = frozenset((statement.a, statement.b))
             area_borders[key] = area_borders.get(key, frozenset()) | frozenset(statement.features)
+    frozen_borders = {k: frozenset(v) for k, v in borders.items()}
+    # Places are resolved once every hex and zone shore is known, in order,
+    # so that a place may name the places declared before it.
+    for decl in place_decls:
+        if decl.name in places:
+            continue  # the checker reports the second declaration
+        members = place_items(decl.items, hexes, frozen_borders, places)
+        members -= place_items(decl.excluded, hexes, frozen_borders, places)
+        places[decl.name] = (decl.label, tuple(sorted(members)))
     return ir.MapData(
         name=block.name, label=block.label, notes=block.notes, odd_columns_low=odd_low,
         hexes=MappingProxyType(hexes), hexsides=MappingProxyType(hexsides),
         zones=MappingProxyType(zones),
-        zone_borders=MappingProxyType({k: frozenset(v) for k, v in borders.items()}),
+        zone_borders=MappingProxyType(frozen_borders),
         zone_touches=MappingProxyType({k: frozenset(v) for k, v in touches.items()}),
         places=MappingProxyType(places), block=block, areas=MappingProxyType(areas),
         area_links=MappingProxyType({k: frozenset(v) for k, v in links.items()}),
-        area_borders=MappingProxyType(area_borders))
+        area_borders=MappingProxyType(area_borders), zone_groups=MappingProxyType(zone_groups))
+
+
+def place_items(items: Iterable[ir.PlaceItem], hexes: dict[str, frozenset[str]],
+                borders: dict[int, frozenset[str]],
+                places: dict[str, tuple[str, tuple[str, ...]]]) -> set[str]:
+    """The hexes a list of place items stands for (unknown names stand for none)."""
+    chosen: set[str] = set()
+    for item in items:
+        if item.kind == "hex":
+            chosen.add(item.args[0])
+        elif item.kind == "range":
+            chosen.update(h for h in hex_block(*item.args) if h in hexes)
+        elif item.kind == "place":
+            chosen.update(places.get(item.args[0], ("", ()))[1])
+        elif item.kind == "all":
+            chosen.update(hexes)
+        elif item.kind == "terrain":
+            chosen.update(h for h, terrain in hexes.items() if item.args[0] in terrain)
+        elif item.kind == "shore":
+            zones = [int(item.args[0])] if item.args else list(borders)
+            for zone in zones:
+                chosen.update(borders.get(zone, ()))
+    return chosen

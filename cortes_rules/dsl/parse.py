@@ -634,7 +634,36 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ir.ZoneTouches(self._int(c[0]), tuple(self._int(x) for x in c[1:]), self._span(meta))
 
     def place(self, meta: Any, c: list[Any]) -> ir.PlaceDecl:
-        return ir.PlaceDecl(str(c[0]), _string(c[1]), tuple(str(x) for x in c[2:]),
+        name, label, *items = c
+        excluded: tuple[ir.PlaceItem, ...] = ()
+        if items and (items[-1] is None or isinstance(items[-1], tuple)):
+            excluded = items.pop() or ()
+        return ir.PlaceDecl(str(name), _string(label), tuple(items), self._span(meta),
+                            excluded)
+
+    def place_except(self, meta: Any, c: list[Any]) -> tuple[ir.PlaceItem, ...]:
+        return tuple(c)
+
+    def place_hex(self, meta: Any, c: list[Any]) -> ir.PlaceItem:
+        return ir.PlaceItem("hex", (str(c[0]),))
+
+    def place_range(self, meta: Any, c: list[Any]) -> ir.PlaceItem:
+        return ir.PlaceItem("range", (str(c[0]), str(c[1])))
+
+    def place_named(self, meta: Any, c: list[Any]) -> ir.PlaceItem:
+        return ir.PlaceItem("place", (str(c[0]),))
+
+    def place_all(self, meta: Any, c: list[Any]) -> ir.PlaceItem:
+        return ir.PlaceItem("all", ())
+
+    def place_terrain(self, meta: Any, c: list[Any]) -> ir.PlaceItem:
+        return ir.PlaceItem("terrain", (str(c[0]),))
+
+    def place_shore(self, meta: Any, c: list[Any]) -> ir.PlaceItem:
+        return ir.PlaceItem("shore", () if c[0] is None else (str(self._int(c[0])),))
+
+    def zone_group(self, meta: Any, c: list[Any]) -> ir.ZoneGroup:
+        return ir.ZoneGroup(str(c[0]), _string(c[1]), tuple(self._int(x) for x in c[2:]),
                             self._span(meta))
 
     # -------------------------------------------------------------- counters

@@ -233,20 +233,19 @@ def test_7_13_other_units_enter_chinampa_freely(game):
 
 
 @pytest.mark.rule("7.13")
-def test_7_13_cavalry_enters_chinampa_along_a_causeway(tmp_path):
-    # No chinampa hex of the reconstructed map has a causeway hexside, so add one
-    # (2924-3024) to a copy of the map, as a transcribed map might have.
-    text = (ROOT / "rulebook" / "cortes" / "map.rules").read_text(encoding="utf-8")
-    end = text.rindex("}")
-    path = tmp_path / "map.rules"
-    path.write_text(text[:end] + "  hexside 2924 3024: causeway\n" + text[end:],
-                    encoding="utf-8")
-    book = cortes_rules.load("cortes", map=str(path))
-    state = book.new_game(positions={"S9": "2924"})
-    assert state.why_illegal(Action("move", ("S9", "3024"))) == []
-    state.apply("move S9 3024")
-    assert state.place_of("S9") == "3024"
-    assert spent(state, "S9") == 2  # the Spanish causeway rate (7.16)
+def test_7_13_cavalry_enters_chinampa_along_a_causeway(book, game):
+    # The Tlacopan causeway runs on into the city as a road: 2514-2614 is a
+    # causeway hexside into the chinampa hex 2614.
+    assert "chinampa_city" in book.evaluate("h.terrain", h="2614")
+    state = game({"S9": "2514"})
+    assert state.why_illegal(Action("move", ("S9", "2614"))) == []
+    state.apply("move S9 2614")
+    assert state.place_of("S9") == "2614"
+    assert spent(state, "S9") == 2  # the chinampa hex's own cost (7.7): 2514 is no causeway hex
+    state.apply("move S9 2714")  # on along the road, chinampa again
+    assert state.place_of("S9") == "2714"
+    state = game({"S9": "2615"})  # beside 2614, but no causeway crosses 2615-2614
+    assert rejected(state, "move S9 2614") == ("7.13",)
 
 
 # ------------------------------------------------------------------ 7.16
@@ -268,16 +267,41 @@ def test_7_16_causeway_rate_is_1_for_aztecs_and_2_for_spanish(game):
 
 
 @pytest.mark.rule("7.16")
-def test_7_16_along_a_causeway_the_terrain_entered_costs_nothing(game):
-    # 2910 -> 2810 crosses a causeway hexside into the Tlatelolco temple (2 MP).
+def test_7_16_stepping_off_a_causeway_costs_the_terrain_entered(game):
+    # The causeway rate is for going from causeway hex to causeway hex. 2910 ->
+    # 2810 crosses a causeway hexside, but 2810 is the Tlatelolco temple (2 MP).
     state = game({"A11": "2910"}, phase="aztec_land_movement")
     entry = S.try_move(state, "A11", "2810")
-    assert (S.move_cost(entry), entry.rules) == (1, ("7.16", "13.1"))
-    state = game({"S1": "2910"})
-    entry = S.try_move(state, "S1", "2810")
-    assert (S.move_cost(entry), entry.rules) == (2, ("7.16", "13.1"))
+    assert (S.move_cost(entry), entry.rules) == (2, ("7.7", "13.1"))
+    state = game({"S1": "1305"})  # the end of the Tlacopan causeway onto clear 1205
+    entry = S.try_move(state, "S1", "1205")
+    assert (S.move_cost(entry), entry.rules) == (1, ("7.7", "13.1"))
     state = game({"S1": "2709"})  # not along a causeway: the temple's own cost
     entry = S.try_move(state, "S1", "2810")
+    assert (S.move_cost(entry), entry.rules) == (2, ("7.7", "13.1"))
+
+
+@pytest.mark.rule("7.16")
+def test_7_16_stepping_onto_a_causeway_costs_the_side_rate(game):
+    # Entering a causeway hex from the hex at its end: the chart's causeway
+    # cost, by side, as the hex's terrain (7.7, 13.1).
+    state = game({"S1": "1205"})
+    entry = S.try_move(state, "S1", "1305")
+    assert (S.move_cost(entry), entry.rules) == (2, ("7.7", "13.1"))
+    state = game({"A11": "2810"}, phase="aztec_land_movement")
+    entry = S.try_move(state, "A11", "2910")
+    assert (S.move_cost(entry), entry.rules) == (1, ("7.7", "13.1"))
+
+
+@pytest.mark.rule("7.16")
+def test_7_16_a_city_road_is_not_causeway_movement(game):
+    # 2810-2811 is a causeway hexside between two city hexes: the dry-land
+    # city's own cost, whatever the side.
+    state = game({"A11": "2810"}, phase="aztec_land_movement")
+    entry = S.try_move(state, "A11", "2811")
+    assert (S.move_cost(entry), entry.rules) == (1, ("7.7", "13.1"))
+    state = game({"A11": "2812"}, phase="aztec_land_movement")
+    entry = S.try_move(state, "A11", "2813")  # chinampa along the road
     assert (S.move_cost(entry), entry.rules) == (2, ("7.7", "13.1"))
 
 
@@ -303,4 +327,4 @@ def test_7_16_causeway_hexes_are_left_only_along_the_causeway(game):
     state = game({"A11": "2924"}, phase="aztec_land_movement")
     assert "7.16" in rejected(state, "move A11 3024")
     state.apply("move A11 2925")  # 2924-2925 is a causeway hexside
-    assert spent(state, "A11") == 1
+    assert spent(state, "A11") == 2  # into the Xoloco fortress: its own cost (7.7, 7.16)

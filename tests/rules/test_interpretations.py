@@ -121,9 +121,10 @@ def test_the_clauses_that_depend_on_each_option(book) -> None:
     assert book.depends_on("advance_terrain") == ("7.13", "7.16")
     assert book.depends_on("causeway_exit") == ("7.16",)
     assert book.depends_on("loss_order") == ("8.19",)
+    assert book.depends_on("causeway_rate_ends") == ("7.16",)
     options = {e.id for e in book.interpretations if registry.status(book, e) == "option"}
     assert options == {"minimum_move", "uncounted_with_allies", "advance_terrain",
-                       "causeway_exit", "loss_order"}
+                       "causeway_exit", "loss_order", "causeway_rate_ends", "zone5_reach"}
     recorded = registry.record(book, book.interpretation("completely_surrounded"))
     assert recorded["status"] == "recorded"
     assert recorded["changes"] == []
@@ -172,6 +173,20 @@ def test_7_16_leaving_a_causeway_hex_both_ways(books) -> None:
     for book in (books(), books(causeway_exit="any_hexside")):
         state = play(book, {"S1": "2909"})
         assert "7.16" in refused(state, "move S1 3010")
+
+
+@pytest.mark.rule("7.16")
+def test_7_16_causeway_rate_at_the_ends_both_ways(books) -> None:
+    # 1305 is a causeway hex, 1205 the clear hex where the causeway ends.
+    for reading, cost in (("causeway_hexes", 1), ("any_crossing", 2)):
+        state = play(books(causeway_rate_ends=reading), {"S1": "1305"})
+        state.apply("move S1 1205")
+        assert state.attribute("S1", "spent") == cost, reading
+    # Between two causeway hexes both readings charge the Spanish rate, 2.
+    for reading in ("causeway_hexes", "any_crossing"):
+        state = play(books(causeway_rate_ends=reading), {"S1": "1305"})
+        state.apply("move S1 1406")
+        assert state.attribute("S1", "spent") == 2, reading
 
 
 def _cavalry_emptied_chinampa(book: cortes_rules.Rulebook) -> GameState:
