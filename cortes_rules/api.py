@@ -209,7 +209,7 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
         raise RulesCheckError(problems)
 
 
-def load(name_or_path: StrPath, *, options: Iterable[str] = (),
+def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
          map: StrPath | None = None, counters: StrPath | None = None,
          setups: StrPath | None = None) -> Rulebook:
     """Compile and check a rulebook.
@@ -217,7 +217,8 @@ def load(name_or_path: StrPath, *, options: Iterable[str] = (),
     Args:
         name_or_path: a shipped rulebook ("cortes"), a folder of ``*.rules``
             files, or a single file.
-        options: optional rules to switch on by number, or ``["all"]``.
+        options: optional rules to switch on: by number (``["11.4"]``), by a
+            preset the rulebook names (``"veteran"``, ``"beginner"``), or ``"all"``.
         map, counters, setups: files whose blocks replace the rulebook's own
             map, counter mix or set-ups (e.g. a map drawn from the printed one).
 

@@ -790,6 +790,8 @@ class Rule:
     span: Span
     mechanism: bool = False
     """A ``mechanism`` block of a library: ``number`` is then its name."""
+    kind: str = "rule"
+    """``"definition"`` or ``"commentary"`` when the clause says it states no rule of play."""
 
 
 # ----------------------------------------------------------------- data blocks
@@ -934,6 +936,19 @@ class SetupBlock:
 
 
 @attrs.frozen
+class Preset:
+    """``preset veteran "..." options all``: optional rules switched on together."""
+
+    name: str
+    label: str
+    rules: tuple[str, ...]
+    """The optional rules it switches on (empty with ``all``)."""
+    all: bool
+    """``options all``: every optional rule of the rulebook."""
+    span: Span
+
+
+@attrs.frozen
 class GameBlock:
     name: str
     label: str
@@ -942,6 +957,8 @@ class GameBlock:
     span: Span
     uses: tuple[str, ...] = ()
     """Libraries of mechanisms (``rulebook/lib/NAME.rules``) loaded before the rules."""
+    presets: tuple[Preset, ...] = ()
+    """Named sets of optional rules (``load(..., options=["veteran"])``)."""
 
 
 Item = Union[Rule, MapBlock, CountersBlock, SetupBlock, GameBlock]
