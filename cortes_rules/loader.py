@@ -301,11 +301,15 @@ def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) 
         else:
             unknown.append(option)
     if unknown:
-        names = ", ".join(repr(u) for u in unknown)
+        numbers = [u for u in unknown if re.fullmatch(r"\d+\.\d+[a-z]?", u)]
+        names = [repr(u) for u in unknown if u not in numbers]
+        what = "; ".join(part for part in (
+            f"no optional rule numbered {', '.join(numbers)}" if numbers else "",
+            f"no preset {', '.join(names)}" if names else "") if part)
         known = ", ".join(sorted(optional, key=_rule_key)) or "none"
         named = ", ".join(presets) or "none"
-        raise CortesRulesError(f"no optional rule or preset {names} (optional rules: "
-                               f"{known}; presets: {named}; or 'all')")
+        raise CortesRulesError(f"{what} (optional rules: {known}; presets: {named}; "
+                               f"or 'all')")
     return sorted(wanted, key=_rule_key)
 
 
