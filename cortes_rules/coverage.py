@@ -102,7 +102,7 @@ def default_tests_dir(rulebook: Path) -> Path | None:
     return None
 
 
-def coverage(name_or_path: StrPath = "cortes", *, tests: StrPath | None = None) -> Coverage:
+def coverage(name_or_path: StrPath, *, tests: StrPath | None = None) -> Coverage:
     """The coverage report of a rulebook, with every optional rule switched on.
 
     Args:

@@ -80,7 +80,7 @@ def parse_options(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
-def selfplay(rulebook: str | Rulebook = "cortes", *, seed: int = 0,
+def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
              options: str | Iterable[str] = (), max_turns: int = 20,
              setup: str | None = None, max_decisions: int = MAX_DECISIONS
              ) -> SelfPlayResult:
