@@ -121,7 +121,8 @@ def clause_source(program: ir.Program, rule: ir.Rule) -> list[str]:
             break
     kept = [ln.rstrip() for ln in body
             if _code(ln).strip() and not _code(ln).strip().startswith(("summary ",
-                                                                       "interpretation "))]
+                                                                       "interpretation "))
+            and _code(ln).strip() not in ("definition", "commentary")]
     indent = min((len(ln) - len(ln.lstrip()) for ln in kept), default=0)
     return [ln[indent:] for ln in kept]
 
@@ -198,7 +199,8 @@ def _rule(args: argparse.Namespace) -> int:
         hint = " (an optional rule: it is off unless switched on)" \
             if args.number in optional else ""
         raise CortesRulesError(f"no rule {args.number} in this rulebook{hint}")
-    flag = " (optional)" if rule.optional else ""
+    flag = (" (optional)" if rule.optional else "") + \
+        (f" ({rule.kind}: states no rule of play)" if rule.kind != "rule" else "")
     print(f"{rule.number}  {rule.title}{flag}")
     print(f"  {rule.span.path}:{rule.span.line}")
     if rule.summary:

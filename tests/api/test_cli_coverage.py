@@ -150,3 +150,12 @@ def test_shipped_rulebook_report_covers_every_numbered_rule() -> None:
     assert any("test_worked_examples.py::test_8_14_" in t for t in by["8.14"].tests)
     assert by["2.14"].state == DEFINITION
     assert report.counts()["rules"] == 115
+
+
+@pytest.mark.rule("6.1")
+def test_cli_rule_says_a_definition_states_no_rule_of_play(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rule", "6.1"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "6.1  Stacking (definition: states no rule of play)"
+    assert "Formal statements" not in out     # the mark is not shown as a statement
