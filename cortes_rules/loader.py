@@ -275,7 +275,8 @@ def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) 
 
     Each option is an optional rule's number, a preset of the game block
     (``preset veteran "..." options all``), or ``all``; several add up. A
-    single string is one option (``"veteran"``, not its letters).
+    single string is one option (``"veteran"``, not its letters); an empty
+    one is none.
 
     Raises:
         CortesRulesError: an option names neither an optional rule nor a preset.
@@ -284,7 +285,7 @@ def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) 
     optional = {r.number for r in items if isinstance(r, ir.Rule) and r.optional}
     presets = {p.name: p for g in items if isinstance(g, ir.GameBlock) for p in g.presets}
     if isinstance(options, str):
-        options = [options]
+        options = [options] if options.strip() else []
     wanted: set[str] = set()
     unknown: list[str] = []
     for option in options:

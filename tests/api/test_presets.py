@@ -48,8 +48,7 @@ def test_veteran_switches_every_optional_rule_on(options: str | list[str]) -> No
 @pytest.mark.rule("11.1")
 @pytest.mark.parametrize("options", ["beginner", ["beginner"], (), ""])
 def test_beginner_switches_every_optional_rule_off(options: str | list[str]) -> None:
-    book = cortes_rules.load("cortes", options=options) if options != "" else \
-        cortes_rules.load("cortes", options=[])
+    book = cortes_rules.load("cortes", options=options)
     assert switched_on(book) == set()
     assert "11.4" not in book.program.rules and "8.25" not in book.program.rules
 
