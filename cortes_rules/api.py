@@ -233,7 +233,7 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
         raise RulesCheckError(problems)
 
 
-def load(name_or_path: StrPath, *, options: Iterable[str] = (),
+def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
          map: StrPath | None = None, counters: StrPath | None = None,
          setups: StrPath | None = None, readings: Mapping[str, str] | None = None
          ) -> Rulebook:
@@ -242,7 +242,8 @@ def load(name_or_path: StrPath, *, options: Iterable[str] = (),
     Args:
         name_or_path: a shipped rulebook ("cortes"), a folder of ``*.rules``
             files, or a single file.
-        options: optional rules to switch on by number, or ``["all"]``.
+        options: optional rules to switch on: by number (``["11.4"]``), by a
+            preset the rulebook names (``"veteran"``, ``"beginner"``), or ``"all"``.
         readings: interpretation id -> reading, for the entries of the
             interpretations registry to read otherwise than by default, e.g.
             ``{"minimum_move": "any_time"}`` (``cortes-rules interpretations``

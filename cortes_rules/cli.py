@@ -12,6 +12,12 @@
 - ``cortes-rules demo [--seed N] [--rulebook NAME]``: play a shipped
   demonstration record and print the adjudication log, each line citing
   its rules.
+- ``cortes-rules coverage [RULEBOOK] [--tests DIR]``: every numbered rule
+  with its state (stated, summary only, definition/commentary), the clauses
+  that state it and the tests that cite it.
+- ``cortes-rules selfplay --seed N [--options PRESET|RULES] [--max-turns K]
+  [--setup NAME]``: play one game choosing uniformly among the legal actions
+  and print its outcome, or that it was unfinished after K turns.
 
 Bad input (an unknown rulebook or rule, a broken record) gives a one-line
 message on standard error and exit status 1; a bad command line gives exit
@@ -118,7 +124,8 @@ def clause_source(program: ir.Program, rule: ir.Rule) -> list[str]:
             break
     kept = [ln.rstrip() for ln in body
             if _code(ln).strip() and not _code(ln).strip().startswith(("summary ",
-                                                                       "interpretation "))]
+                                                                       "interpretation "))
+            and _code(ln).strip() not in ("definition", "commentary")]
     indent = min((len(ln) - len(ln.lstrip()) for ln in kept), default=0)
     return [ln[indent:] for ln in kept]
 
@@ -195,7 +202,8 @@ def _rule(args: argparse.Namespace) -> int:
         hint = " (an optional rule: it is off unless switched on)" \
             if args.number in optional else ""
         raise CortesRulesError(f"no rule {args.number} in this rulebook{hint}")
-    flag = " (optional)" if rule.optional else ""
+    flag = (" (optional)" if rule.optional else "") + \
+        (f" ({rule.kind}: states no rule of play)" if rule.kind != "rule" else "")
     print(f"{rule.number}  {rule.title}{flag}")
     print(f"  {rule.span.path}:{rule.span.line}")
     if rule.summary:
@@ -241,6 +249,44 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(seed=args.seed, out=sys.stdout, rulebook=args.rulebook)
 
 
+def _coverage(args: argparse.Namespace) -> int:
+    from .coverage import coverage
+
+    try:
+        report = coverage(args.rulebook or default_rulebook(), tests=args.tests)
+    except RulesError:
+        _compile(args.rulebook)   # reports the broken rulebook in one line
+        raise
+    for line in report.lines():
+        print(line)
+    return 0
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    from .selfplay import parse_options, selfplay
+
+    try:
+        result = selfplay(args.rulebook or default_rulebook(), seed=args.seed,
+                          options=parse_options(args.options), max_turns=args.max_turns,
+                          setup=args.setup)
+    except RulesError:
+        _compile(args.rulebook)
+        raise
+    for line in result.lines():
+        print(line)
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cortes-rules`` command."""
     parser = _Parser(prog=PROG, description=(__doc__ or "").splitlines()[0])
@@ -265,6 +311,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--seed", type=int, default=None, help="dice seed (default: the record's)")
     demo.add_argument("--rulebook", default=None, help="whose demonstration to play")
     demo.set_defaults(run=_demo)
+    cover = commands.add_parser("coverage", help="list every numbered rule, the clauses "
+                                "that state it and the tests that cite it")
+    cover.add_argument("rulebook", nargs="?", default=None,
+                       help="a rulebook name, folder or file")
+    cover.add_argument("--tests", default=None, help="the tests folder to scan (default: "
+                       "tests/ of the checkout the rulebook is in)")
+    cover.set_defaults(run=_coverage)
+    play = commands.add_parser("selfplay", help="play one game with random legal choices "
+                               "and print its outcome")
+    play.add_argument("--seed", type=int, required=True, help="seeds the dice and the choices")
+    play.add_argument("--options", default=None, help="a preset (beginner, veteran), 'all', "
+                      "or optional rule numbers separated by commas")
+    play.add_argument("--max-turns", type=_positive, default=20,
+                      help="stop, unfinished, after this many game turns (default 20)")
+    play.add_argument("--setup", default=None,
+                      help="a named set-up (default: historical, if the rulebook has it, "
+                      "else its first)")
+    play.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
+    play.set_defaults(run=_selfplay)
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))

@@ -222,7 +222,7 @@ def parse_files(files: Iterable[Path]) -> list[ir.Module]:
 _REPLACEABLE = {"map": ir.MapBlock, "counters": ir.CountersBlock, "setups": ir.SetupBlock}
 
 
-def compile_rulebook(name_or_path: StrPath, *, options: Iterable[str] = (),
+def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = (),
                      replace: dict[str, StrPath] | None = None,
                      readings: Mapping[str, str] | None = None,
                      ) -> tuple[ir.Program, list[Diagnostic]]:
@@ -230,7 +230,8 @@ def compile_rulebook(name_or_path: StrPath, *, options: Iterable[str] = (),
 
     Args:
         name_or_path: a shipped rulebook's name, a folder, or one file.
-        options: optional rules to switch on, by number ("11.4"), or "all".
+        options: optional rules to switch on: rule numbers ("11.4"), presets
+            the game block names ("veteran"), or "all"; one string or several.
         replace: files whose map / counters / setups blocks replace the
             rulebook's own, keyed by ``"map"``, ``"counters"``, ``"setups"``.
         readings: interpretation entry id -> the reading to follow instead of
@@ -256,14 +257,8 @@ def compile_rulebook(name_or_path: StrPath, *, options: Iterable[str] = (),
             raise CortesRulesError(f"{path}: holds no {kind} block to replace the "
                                    f"rulebook's own")
         modules.extend(added)
-    wanted = list(options)
     optional = {r.number for m in modules for r in m.items if isinstance(r, ir.Rule) and r.optional}
-    if wanted == ["all"]:
-        wanted = sorted(optional)
-    unknown = sorted(set(wanted) - optional)
-    if unknown:
-        raise CortesRulesError(f"no optional rule numbered {', '.join(unknown)} "
-                               f"(optional rules: {', '.join(sorted(optional)) or 'none'})")
+    wanted = resolve_options(modules, options)
     chosen = _chosen_readings(modules, readings)
     program = lower(modules, wanted, chosen)
     # Check every rule, switched on or not, so a broken optional rule is found
@@ -324,6 +319,54 @@ def _entries_used(statements: tuple[object, ...]) -> set[str]:
     is NAME`` condition is checked under any reading, its clause being kept."""
     return {node.entry for node, _ in reading_uses(statements)
             if isinstance(node, ir.WhenReading)}
+
+
+def _rule_key(number: str) -> tuple[int | str, ...]:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", number) if p)
+
+
+def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) -> list[str]:
+    """The optional rule numbers that options name, in rule order.
+
+    Each option is an optional rule's number, a preset of the game block
+    (``preset veteran "..." options all``), or ``all``; several add up. A
+    single string is one option (``"veteran"``, not its letters); an empty
+    one is none.
+
+    Raises:
+        CortesRulesError: an option names neither an optional rule nor a preset.
+    """
+    items = [i for m in modules for i in m.items]
+    optional = {r.number for r in items if isinstance(r, ir.Rule) and r.optional}
+    presets = {p.name: p for g in items if isinstance(g, ir.GameBlock) for p in g.presets}
+    if isinstance(options, str):
+        options = [options] if options.strip() else []
+    wanted: set[str] = set()
+    unknown: list[str] = []
+    for option in options:
+        if not isinstance(option, str):
+            raise CortesRulesError(f"an option is a rule number or a preset name, "
+                                   f"not {option!r}")
+        preset = presets.get(option)
+        if option == "all" or (preset is not None and preset.all):
+            wanted |= optional
+        elif preset is not None:
+            wanted.update(preset.rules)   # the checker holds them to optional rules
+        elif option in optional:
+            wanted.add(option)
+        else:
+            unknown.append(option)
+    if unknown:
+        numbers = [u for u in unknown if re.fullmatch(r"\d+\.\d+[a-z]?", u)]
+        names = [repr(u) for u in unknown if u not in numbers]
+        what = "; ".join(part for part in (
+            f"no optional rule numbered {', '.join(numbers)}" if numbers else "",
+            f"no preset {', '.join(names)}" if names else "") if part)
+        known = ", ".join(sorted(optional, key=_rule_key)) or "none"
+        named = ", ".join(presets) or "none"
+        raise CortesRulesError(f"{what} (optional rules: {known}; presets: {named}; "
+                               f"or 'all')")
+    return sorted(wanted, key=_rule_key)
 
 
 def check_path(name_or_path: StrPath) -> list[Diagnostic]:

@@ -87,6 +87,7 @@ class Checker:
     def run(self) -> list[Diagnostic]:
         self.check_rules()
         self.check_interpretations()
+        self.check_presets()
         self.check_declarations()
         self.check_actions()
         self.check_sequence()
@@ -188,6 +189,26 @@ class Checker:
             self.error(node.entry_span, f"rule {rule} depends on interpretation {entry.id}, "
                        f"which names rules {', '.join(entry.rules)} only: add {rule} to "
                        "its 'rules'", rule, severity="warning")
+
+    def check_presets(self) -> None:
+        """Each preset named once, not ``all``, and naming optional rules only."""
+        optional = {r.number for r in self.program.all_rules if r.optional}
+        seen: set[str] = set()
+        game = self.program.game
+        for preset in game.presets if game is not None else ():
+            where = f"game {game.name}" if game is not None else None
+            if preset.name == "all":
+                self.error(preset.span, "a preset may not be called 'all': the word already "
+                           "means every optional rule", where)
+            if preset.name in seen:
+                self.error(preset.span, f"preset {preset.name!r} is named twice", where)
+            seen.add(preset.name)
+            for number in preset.rules:
+                if number not in optional:
+                    kind = "not an optional rule" if any(
+                        r.number == number for r in self.program.all_rules) else "no such rule"
+                    self.error(preset.span, f"preset {preset.name!r} names {number}: {kind}",
+                               number, expected=sorted(optional))
 
     # -------------------------------------------------------------- declarations
     def check_declarations(self) -> None:

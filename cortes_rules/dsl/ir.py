@@ -850,6 +850,8 @@ class Rule:
     has_readings: bool = False
     """Whether the clause holds ``reading ID is NAME`` or ``when reading``
     anywhere (set by the parser, so that lowering walks only such clauses)."""
+    kind: str = "rule"
+    """``"definition"`` or ``"commentary"`` when the clause says it states no rule of play."""
 
 
 # ----------------------------------------------------------------- data blocks
@@ -1027,6 +1029,19 @@ class SetupBlock:
 
 
 @attrs.frozen
+class Preset:
+    """``preset veteran "..." options all``: optional rules switched on together."""
+
+    name: str
+    label: str
+    rules: tuple[str, ...]
+    """The optional rules it switches on (empty with ``all``)."""
+    all: bool
+    """``options all``: every optional rule of the rulebook."""
+    span: Span
+
+
+@attrs.frozen
 class GameBlock:
     name: str
     label: str
@@ -1035,6 +1050,8 @@ class GameBlock:
     span: Span
     uses: tuple[str, ...] = ()
     """Libraries of mechanisms (``rulebook/lib/NAME.rules``) loaded before the rules."""
+    presets: tuple[Preset, ...] = ()
+    """Named sets of optional rules (``load(..., options=["veteran"])``)."""
 
 
 @attrs.frozen

@@ -301,7 +301,22 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         sources = tuple(v for k, v in c[2:] if k == "source")
         notes = tuple(v for k, v in c[2:] if k == "note")
         uses = tuple(v for k, v in c[2:] if k == "use")
-        return ir.GameBlock(str(c[0]), _string(c[1]), sources, notes, self._span(meta), uses)
+        presets = tuple(v for k, v in c[2:] if k == "preset")
+        return ir.GameBlock(str(c[0]), _string(c[1]), sources, notes, self._span(meta), uses,
+                            presets)
+
+    def preset(self, meta: Any, c: list[Any]) -> tuple[str, ir.Preset]:
+        name, label, (every, numbers) = c
+        return ("preset", ir.Preset(str(name), _string(label), numbers, every, self._span(meta)))
+
+    def preset_all(self, meta: Any, c: list[Any]) -> tuple[bool, tuple[str, ...]]:
+        return (True, ())
+
+    def preset_none(self, meta: Any, c: list[Any]) -> tuple[bool, tuple[str, ...]]:
+        return (False, ())
+
+    def preset_rules(self, meta: Any, c: list[Any]) -> tuple[bool, tuple[str, ...]]:
+        return (False, tuple(str(self._rule_number(t)) for t in c))
 
     def use(self, meta: Any, c: list[Any]) -> tuple[str, str]:
         return ("use", str(c[0]))
@@ -318,13 +333,17 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         number = self._rule_number(number)
         summary = None
         statements: list[Any] = []
+        kind = "rule"
         for item in body:
             if isinstance(item, tuple) and item[0] == "summary":
                 summary = item[1]
+            elif isinstance(item, tuple) and item[0] == "kind":
+                kind = item[1]
             else:
                 statements.append(attrs_evolve_rule(item, str(number)))
         return ir.Rule(str(number), _string(title), optional is not None, summary,
-                       tuple(statements), self._span(meta), has_readings=self._took_readings())
+                       tuple(statements), self._span(meta), has_readings=self._took_readings(),
+                       kind=kind)
 
     def mechanism(self, meta: Any, c: list[Any]) -> ir.Rule:
         name, title, *body = c
@@ -334,7 +353,7 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         for item in body:
             if isinstance(item, tuple) and item[0] == "summary":
                 summary = item[1]
-            else:
+            elif not (isinstance(item, tuple) and item[0] == "kind"):
                 statements.append(attrs_evolve_rule(item, label))
         return ir.Rule(label, _string(title), False, summary, tuple(statements),
                        self._span(meta), mechanism=True, has_readings=self._took_readings())
@@ -418,6 +437,12 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def summary(self, meta: Any, c: list[Any]) -> tuple[str, str]:
         return ("summary", _string(c[0]))
+
+    def definition_kind(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("kind", "definition")
+
+    def commentary_kind(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("kind", "commentary")
 
     def side_decl(self, meta: Any, c: list[Any]) -> ir.SideDecl:
         return ir.SideDecl(str(c[0]), _string(c[1]), "", self._span(meta))

@@ -1,0 +1,147 @@
+"""Self-play: a game between two players who choose uniformly among the legal actions.
+
+``cortes-rules selfplay --seed N [--options PRESET|RULES] [--max-turns K]
+[--setup NAME]`` plays one such game and prints how it ended: the outcome
+the rulebook's own ending rules give (winner, reason, and whatever the
+ending reports: a level of victory, loss points by cause), or that it was
+unfinished after K game turns. Nothing here knows a game: the players, the
+turn and the outcome all come from the rulebook.
+
+The seed drives both the dice (the game's own generator, through
+``apply_chance``) and the players' choices (a separate generator), so a seed
+always gives the same game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .api import Rulebook, load
+from .engine.machine import Outcome
+from .errors import CortesRulesError
+
+#: The set-up a game starts from when none is named, if the rulebook has it.
+DEFAULT_SETUP = "historical"
+#: Decisions after which a game is abandoned as stuck (far beyond any real game).
+MAX_DECISIONS = 1_000_000
+
+
+@dataclass
+class SelfPlayResult:
+    """What one self-played game did and how it ended."""
+
+    rulebook: str
+    seed: int
+    setup: str | None
+    options: tuple[str, ...]
+    max_turns: int
+    turn: int = 1
+    decisions: int = 0
+    chance_events: int = 0
+    outcome: Outcome | None = None
+    moves_by_player: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None
+
+    def lines(self) -> Iterator[str]:
+        """The report as text lines."""
+        options = ", ".join(self.options) or "none"
+        yield (f"Self-play of {self.rulebook}: seed {self.seed}, set-up "
+               f"{self.setup or 'none'}, optional rules on: {options}")
+        players = ", ".join(f"{p} {n}" for p, n in self.moves_by_player.items())
+        yield (f"{self.decisions} decisions ({players or 'none'}), "
+               f"{self.chance_events} chance events")
+        if self.outcome is None:
+            yield f"Unfinished after {self.max_turns} turn{'s' if self.max_turns != 1 else ''}."
+            return
+        yield f"Game over in turn {self.turn}: {self.outcome.reason}"
+        yield f"Winner: {', '.join(self.outcome.winners) or 'none'}"
+        for name, value in self.outcome.scores.items():
+            yield f"  score {name}: {_shown(value)}"
+        for name, value in self.outcome.details.items():
+            yield f"  {name}: {_shown(value)}"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_shown(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_shown(v) for v in value)
+    return str(value)
+
+
+def parse_options(text: str | None) -> list[str]:
+    """``"veteran"`` or ``"11.4,11.6"`` as a list of options (empty: none)."""
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
+             options: str | Iterable[str] = (), max_turns: int = 20,
+             setup: str | None = None, max_decisions: int = MAX_DECISIONS
+             ) -> SelfPlayResult:
+    """Play one game with uniformly random legal choices for every player.
+
+    Args:
+        rulebook: a rulebook name or path, or a loaded :class:`Rulebook`
+            (``options`` then must be empty: it is already compiled).
+        seed: seeds the dice and the choices.
+        options: optional rules: rule numbers, presets (``"veteran"``) or ``"all"``.
+        max_turns: stop, unfinished, once this many game turns are complete.
+        setup: a named set-up (default: ``historical`` if the rulebook has it,
+            else its first set-up).
+        max_decisions: give up (an error) after this many decisions.
+
+    Raises:
+        CortesRulesError: bad options, set-up or limits; a rulebook that
+            cannot be loaded; a position where a player has no legal action.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise CortesRulesError(f"a seed is a whole number, not {seed!r}")
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise CortesRulesError(f"the turn limit is a whole number of at least 1, "
+                               f"not {max_turns!r}")
+    if isinstance(rulebook, Rulebook):
+        if options:
+            raise CortesRulesError("options are chosen when a rulebook is loaded: pass its "
+                                   "name, not a loaded rulebook, to switch options on")
+        book = rulebook
+    else:
+        book = load(rulebook, options=options)
+    if setup is None and book.setups:
+        setup = DEFAULT_SETUP if DEFAULT_SETUP in book.setups else book.setups[0]
+    state = book.new_game(seed=seed, setup=setup)
+    result = SelfPlayResult(book.name, seed, setup, tuple(_ordered(book.program.options)),
+                            max_turns, moves_by_player={p: 0 for p in book.players})
+    choose = random.Random(seed)
+    while not state.is_terminal() and state.turn <= max_turns:
+        if state.is_chance_node():
+            state.apply_chance()
+            result.chance_events += 1
+            continue
+        player = state.current_player
+        ids = state.legal_action_ids()
+        if not ids:
+            raise CortesRulesError(f"seed {seed}: {player} has no legal action in turn "
+                                   f"{state.turn}, {state.phase_label}, and the game is not "
+                                   f"over: the rules leave it stuck")
+        if result.decisions >= max_decisions:
+            raise CortesRulesError(f"seed {seed}: still in turn {state.turn} after "
+                                   f"{result.decisions} decisions; abandoned")
+        state.apply(ids[choose.randrange(len(ids))])
+        result.decisions += 1
+        if player is not None:
+            result.moves_by_player[player] = result.moves_by_player.get(player, 0) + 1
+    result.turn = state.turn
+    result.outcome = state.outcome()
+    return result
+
+
+def _ordered(numbers: Iterable[str]) -> list[str]:
+    from .coverage import rule_key
+
+    return sorted(numbers, key=rule_key)
