@@ -20,6 +20,11 @@ from ..engine import hexgrid
 from ..errors import CortesRulesError
 
 
+def zone_id(number: int) -> str:
+    """The place id of a map's water zone ``number``."""
+    return f"zone.{number}"
+
+
 class Player:
     """A seat at the table; a *party* is run by the rules and never chooses."""
 
@@ -35,9 +40,14 @@ class Player:
 
 
 class Place:
-    """A node of the board graph: a hex, an area or an off-board pool."""
+    """A node of the board graph: a hex, an area, a zone or an off-board pool.
 
-    __slots__ = ("index", "id", "label", "kind", "features", "neighbours", "owner")
+    Zones (``zone.N``) are the water of a map: a zone's neighbours are the
+    zones it touches, and ``shore`` links zones and the hexes bordering them
+    both ways (a hex's neighbours stay hexes).
+    """
+
+    __slots__ = ("index", "id", "label", "kind", "features", "neighbours", "owner", "shore")
 
     def __init__(self, index: int, ident: str, label: str, kind: str,
                  features: frozenset[str], owner: Player | None = None) -> None:
@@ -45,6 +55,8 @@ class Place:
         self.features = features
         self.neighbours: tuple[Place, ...] = ()
         self.owner = owner
+        self.shore: tuple[Place, ...] = ()
+        """For a zone, the hexes on its shore; for a hex, the zones it borders."""
 
     def __str__(self) -> str:
         return self.id
@@ -144,8 +156,12 @@ class World:
                 places.append(Place(len(places), hex_id, hex_id, "hex", data.hexes[hex_id]))
             for name, (label, features) in data.areas.items():
                 places.append(Place(len(places), name, label, "area", features))
+            for number in sorted(data.zones):
+                places.append(Place(len(places), zone_id(number), data.zones[number], "zone",
+                                    frozenset()))
         self.hexes: tuple[Place, ...] = tuple(p for p in places if p.kind == "hex")
         self.areas: tuple[Place, ...] = tuple(p for p in places if p.kind == "area")
+        self.zones: tuple[Place, ...] = tuple(p for p in places if p.kind == "zone")
         self.pools: dict[str, Any] = {}
         for pool in of(ir.PoolDecl):
             if pool.per_player:
@@ -179,6 +195,27 @@ class World:
             for key, features in data.area_borders.items():
                 if all(k in self.place for k in key):
                     self._hexsides[frozenset(self.place[k].index for k in key)] = features
+            coast: dict[str, list[Place]] = {}
+            for number in sorted(data.zones):
+                zone = self.place[zone_id(number)]
+                zone.neighbours = tuple(self.place[zone_id(n)]
+                                        for n in sorted(data.zone_touches.get(number, ()))
+                                        if zone_id(n) in self.place)
+                zone.shore = tuple(sorted((self.place[h] for h in data.zone_borders.get(number, ())
+                                           if h in self.place), key=lambda p: p.index))
+                for hex_place in zone.shore:
+                    coast.setdefault(hex_place.id, []).append(zone)
+            for hex_id, zones in coast.items():
+                self.place[hex_id].shore = tuple(zones)
+        # Named places of the map (a set of hexes) and zone groups (a set of zones).
+        self.regions: dict[str, tuple[Place, ...]] = {}
+        if data is not None:
+            for name, (_, ids) in data.places.items():
+                self.regions[name] = tuple(sorted((self.place[i] for i in ids if i in self.place),
+                                                  key=lambda p: p.index))
+            for name, (_, numbers) in data.zone_groups.items():
+                self.regions[name] = tuple(self.place[zone_id(n)] for n in sorted(numbers)
+                                           if zone_id(n) in self.place)
         # ---------------------------------------------------------- pieces
         pieces: list[Piece] = []
         counters = program.counters.counters if program.counters else ()
@@ -222,6 +259,13 @@ class World:
         if a.kind == "hex" and b.kind == "hex":
             return hexgrid.distance(a.id, b.id, self.odd_columns_low)
         raise CortesRulesError(f"distance is measured between hexes, not {a} and {b}")
+
+    def zone(self, number: Any) -> Place:
+        """The water zone numbered ``number`` (``zone(11)`` in the language)."""
+        place = self.place.get(zone_id(number)) if isinstance(number, int) else None
+        if place is None or place.kind != "zone":
+            raise CortesRulesError(f"the map has no zone {number!r}")
+        return place
 
     def resolve_place(self, text: str) -> Place:
         try:

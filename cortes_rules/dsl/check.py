@@ -619,6 +619,8 @@ class Checker:
         counters = {c.id for c in block.counters} if block else set()
         data = self.program.map
         places = set(data.hexes) | set(data.areas) if data else set()
+        if data is not None:
+            places |= {f"zone.{n}" for n in data.zones}
         for pool in self.declared.pools.values():
             if pool.per_player:
                 places |= {f"{pool.name}.{player}" for player in self.declared.players}

@@ -743,6 +743,9 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
     def setup_place(self, meta: Any, c: list[Any]) -> ir.Placement:
         return ir.Placement(c[0], str(c[1]), self._span(meta))
 
+    def zone_place(self, meta: Any, c: list[Any]) -> str:
+        return f"zone.{int(c[0])}"
+
     def named_place(self, meta: Any, c: list[Any]) -> str:
         return str(c[0])
 

@@ -40,14 +40,15 @@ from . import ir, render
 from .diagnostics import Span, line_of
 
 # Names every rulebook has (see compile.py's Compiler._Name).
-BUILTIN_NAMES = frozenset({"players", "pieces", "hexes", "areas", "turn"})
+BUILTIN_NAMES = frozenset({"players", "pieces", "hexes", "areas", "zones", "turn"})
 
 # Built-in functions called with plain arguments: name -> (least, most) arguments.
 BUILTIN_FUNCTIONS: dict[str, tuple[int, int | None]] = {
     "count": (1, 1), "len": (1, 1), "any": (1, 1), "all": (1, 1), "sum": (1, 1),
     "max": (1, None), "min": (1, None), "distinct": (1, 1), "floor": (1, 1), "ceil": (1, 1),
     "abs": (1, 1), "first": (1, 2), "sorted": (1, 1), "set": (1, 1), "list": (1, 1),
-    "adjacent": (2, 2), "distance": (2, 2), "neighbours": (1, 1), "hexside": (2, 2),
+    "adjacent": (2, 2), "distance": (2, 2), "neighbours": (1, 1), "zone": (1, 1),
+    "hexside": (2, 2),
     "str": (1, 1), "join": (2, 2), "rest": (1, 1), "subsets": (2, 2), "union": (1, 1),
     "is_number": (1, 1), "direction": (2, 2), "columns": (1, 1), "table_rule": (1, 1),
     "cell": (3, 3), "with_rules": (1, 1), "defined": (1, 1), "allowed": (1, 1),
@@ -69,7 +70,7 @@ KIND_READERS = frozenset({"allowed", "forbid_rules", "permit_rules"})
 # Attributes the interpreter gives every piece, place and player.
 BUILTIN_ATTRIBUTES = frozenset({
     "place", "side", "class", "id", "move", "max_steps", "factors",   # pieces
-    "pieces", "terrain", "owner", "kind",                              # places
+    "pieces", "terrain", "owner", "kind", "shore",                     # places
     "name",                                                            # players
 })
 
@@ -122,6 +123,7 @@ class Declarations:
         self.hexsides = {d.name: d for d in of(ir.HexsideDecl)}
         data = program.map
         self.areas = set(data.areas) if data else set()
+        self.regions = set(data.places) | set(data.zone_groups) if data else set()
         self.area_features = {f for _, fs in data.areas.values() for f in fs} if data else set()
         self.attributes = {a.name for a in of(ir.AttributeDecl)}
         self.derived = {d.name for d in of(ir.DeriveDecl)}
@@ -130,7 +132,8 @@ class Declarations:
         # Names an expression may use bare, whatever its scope.
         self.globals = frozenset(
             set(self.values) | set(self.hooks) | set(self.players) | set(self.pools)
-            | set(self.tables) | set(self.dice) | self.areas | self.symbols | BUILTIN_NAMES
+            | set(self.tables) | set(self.dice) | self.areas | self.regions | self.symbols
+            | BUILTIN_NAMES
             | {f for f, d in self.functions.items() if not d.params})
         # Names that may follow `is` / `has`.
         self.tags = frozenset(self.symbols | set(self.players) | self.area_features)

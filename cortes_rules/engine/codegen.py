@@ -857,7 +857,8 @@ class _Gen:
             return simple.get(name, f"{obj}.props[{name!r}]")
         if owner == "place":
             return {"pieces": f"s.occupants.get({obj}.index, ())", "terrain": f"{obj}.features",
-                    "owner": f"{obj}.owner", "id": f"{obj}.id", "kind": f"{obj}.kind"}[name]
+                    "owner": f"{obj}.owner", "id": f"{obj}.id", "kind": f"{obj}.kind",
+                    "shore": f"{obj}.shore"}[name]
         return f"{obj}.name"
 
     def _Index(self, node: ir.Index, ctx: _Ctx) -> str:
@@ -1245,12 +1246,13 @@ class FastCompiler:
         if name in ref._hook_clauses:
             return ("hook",)
         fixed = {"players": world.seats, "pieces": world.pieces, "hexes": world.hexes,
-                 "areas": world.areas}
+                 "areas": world.areas, "zones": world.zones}
         if name in fixed:
             return ("const", fixed[name])
         if name == "turn":
             return ("turn",)
-        for table in (world.player, world.pools, world.tables, world.dice, world.place):
+        for table in (world.player, world.pools, world.tables, world.dice, world.place,
+                      world.regions):
             if name in table:
                 return ("const", table[name])
         if name in world.symbols:
@@ -1265,7 +1267,7 @@ class FastCompiler:
                 or name in ("place", "side", "class", "id") or name in self._props:
             found.append("piece")
         if name in ref.place_attributes or ("place", name) in ref._derived_decls \
-                or name in ("pieces", "terrain", "owner", "id"):
+                or name in ("pieces", "terrain", "owner", "id", "kind", "shore"):
             found.append("place")
         if name in ref.player_attributes or ("player", name) in ref._derived_decls \
                 or name == "name":

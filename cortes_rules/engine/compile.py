@@ -98,6 +98,7 @@ def builtin_functions(world: World) -> dict[str, Callable[..., Any]]:
         "adjacent": lambda a, b: world.adjacent(a, b),
         "distance": lambda a, b: world.distance(a, b),
         "neighbours": lambda p: p.neighbours,
+        "zone": lambda n: world.zone(n),
         "hexside": lambda a, b: world.hexside(a, b),
         "str": lambda x: format_value(x),
         "join": lambda c, sep: sep.join(format_value(x) for x in c),
@@ -326,6 +327,10 @@ class Compiler:
             areas = world.areas
             def fallback(s: State) -> Any:
                 return areas
+        elif name == "zones":
+            zones = world.zones
+            def fallback(s: State) -> Any:
+                return zones
         elif name == "turn":
             def fallback(s: State) -> Any:
                 return s.turn
@@ -341,6 +346,8 @@ class Compiler:
                 constant = world.dice[name]
             elif name in world.place:
                 constant = world.place[name]
+            elif name in world.regions:
+                constant = world.regions[name]
             elif name in world.symbols:
                 constant = name
             if constant is _MISSING:
@@ -411,6 +418,8 @@ class Compiler:
                     return target.id
                 if name == "kind":
                     return target.kind
+                if name == "shore":
+                    return target.shore
                 raise KeyError(f"a place has no attribute {name!r}")
             if isinstance(target, Player):
                 if player_dynamic:
