@@ -65,6 +65,11 @@ class Rulebook:
         return tuple(p.name for p in self._machine.turn_phases)
 
     @property
+    def opening_phases(self) -> tuple[str, ...]:
+        """The phase names of the opening sequence (played once, before the first turn)."""
+        return tuple(p.name for p in self._machine.phases[len(self._machine.turn_phases):])
+
+    @property
     def piece_ids(self) -> tuple[str, ...]:
         """Every piece (unit, counter, card, marker) in the rulebook's order."""
         return tuple(p.id for p in self._machine.world.pieces)
