@@ -127,11 +127,11 @@ def test_3_2_the_spanish_player_sets_up_first(book) -> None:
 @pytest.mark.parametrize("camp", sorted(CAMPS))
 def test_3_2_each_group_within_two_hexes_of_its_camp(book, camp) -> None:
     state = book.new_game()
-    hexes = [h for h in state.evaluate("hexes")]
+    away = {str(h): distance(state, str(h), camp) for h in state.evaluate("hexes")}
+    near = [h for h, d in away.items() if d <= 2]
+    far = [h for h, d in away.items() if d == 3]
+    assert near and far
     for uid in CAMPS[camp]:
-        near = [str(h) for h in hexes if distance(state, str(h), camp) <= 2]
-        far = [str(h) for h in hexes if distance(state, str(h), camp) == 3]
-        assert near and far
         assert state.why_illegal(f"place {uid} {near[0]}") == []
         assert state.why_illegal(f"place {uid} {camp}") == []
         assert rules_of(state, f"place {uid} {far[0]}") == {"3.2"}
