@@ -62,7 +62,12 @@ class Rulebook:
     @property
     def phases(self) -> tuple[str, ...]:
         """The phase names of the turn sequence, in order."""
-        return tuple(p.name for p in self._machine.phases)
+        return tuple(p.name for p in self._machine.turn_phases)
+
+    @property
+    def opening_phases(self) -> tuple[str, ...]:
+        """The phase names of the opening sequence (played once, before the first turn)."""
+        return tuple(p.name for p in self._machine.phases[len(self._machine.turn_phases):])
 
     @property
     def piece_ids(self) -> tuple[str, ...]:
@@ -222,7 +227,7 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
             breaches = [(None, str(error))]
         for rule, message in breaches:
             report(setup.span, f"set-up {name!r}: {message}", rule)
-    sequence = next(iter(program.of(ir.Sequence)), None)
+    sequence = next((s for s in program.of(ir.Sequence) if not s.opening), None)
     if sequence is None:
         report(Span(program.modules[0].path if program.modules else "<rules>", 1, 1),
                "this rulebook states no turn sequence", None)

@@ -326,8 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--max-turns", type=_positive, default=20,
                       help="stop, unfinished, after this many game turns (default 20)")
     play.add_argument("--setup", default=None,
-                      help="a named set-up (default: historical, if the rulebook has it, "
-                      "else its first)")
+                      help="a named set-up (default: the players set up in the "
+                      "rulebook's set-up stage; without one, historical if the rulebook "
+                      "has it, else its first)")
     play.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
     play.set_defaults(run=_selfplay)
     args = parser.parse_args(argv)

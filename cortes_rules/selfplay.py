@@ -23,7 +23,8 @@ from .api import Rulebook, load
 from .engine.machine import Outcome
 from .errors import CortesRulesError
 
-#: The set-up a game starts from when none is named, if the rulebook has it.
+#: The set-up a game starts from when none is named, if the rulebook has it
+#: and no opening sequence in which the players set up themselves.
 DEFAULT_SETUP = "historical"
 #: Decisions after which a game is abandoned as stuck (far beyond any real game).
 MAX_DECISIONS = 1_000_000
@@ -52,7 +53,7 @@ class SelfPlayResult:
         """The report as text lines."""
         options = ", ".join(self.options) or "none"
         yield (f"Self-play of {self.rulebook}: seed {self.seed}, set-up "
-               f"{self.setup or 'none'}, optional rules on: {options}")
+               f"{self.setup or 'placed by the players'}, optional rules on: {options}")
         players = ", ".join(f"{p} {n}" for p, n in self.moves_by_player.items())
         yield (f"{self.decisions} decisions ({players or 'none'}), "
                f"{self.chance_events} chance events")
@@ -92,8 +93,10 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
         seed: seeds the dice and the choices.
         options: optional rules: rule numbers, presets (``"veteran"``) or ``"all"``.
         max_turns: stop, unfinished, once this many game turns are complete.
-        setup: a named set-up (default: ``historical`` if the rulebook has it,
-            else its first set-up).
+        setup: a named set-up. By default a rulebook with an opening sequence
+            (a set-up stage) is played from it, on an empty map; otherwise the
+            game starts from ``historical`` if the rulebook has it, else its
+            first set-up.
         max_decisions: give up (an error) after this many decisions.
 
     Raises:
@@ -112,7 +115,7 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
         book = rulebook
     else:
         book = load(rulebook, options=options)
-    if setup is None and book.setups:
+    if setup is None and book.setups and not book.opening_phases:
         setup = DEFAULT_SETUP if DEFAULT_SETUP in book.setups else book.setups[0]
     state = book.new_game(seed=seed, setup=setup)
     result = SelfPlayResult(book.name, seed, setup, tuple(_ordered(book.program.options)),

@@ -293,7 +293,8 @@ class Checker:
                            f"no {permit.action} action, so this can never apply", permit.rule)
 
     def check_sequence(self) -> None:
-        sequences = self.program.of(ir.Sequence)
+        every = self.program.of(ir.Sequence)
+        sequences = [s for s in every if not s.opening]
         procedures = self.declared.procedures
         for extra in sequences[1:]:
             self.error(extra.span, "only one turn sequence may be declared", extra.rule)
@@ -302,8 +303,8 @@ class Checker:
             rule = anchor.rule if isinstance(anchor, ir.Procedure) else f"game {anchor.name}"
             self.error(anchor.span, "procedures are declared but no rule states the turn "
                        "sequence ('sequence NAME { phase ... }') that runs them", rule)
-        for sequence in sequences:
-            names: set[str] = set()
+        names: set[str] = set()
+        for sequence in every:
             for phase in sequence.phases:
                 if phase.name in names:
                     self.error(phase.span, f"phase {phase.name!r} appears twice", sequence.rule)

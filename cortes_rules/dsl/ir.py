@@ -380,10 +380,13 @@ class Phase:
 
 @attrs.frozen
 class Sequence:
+    """The turn sequence, or (``opening``) phases played once before the first turn."""
+
     name: str
     phases: tuple[Phase, ...]
     rule: str
     span: Span
+    opening: bool = False
 
 
 # ----------------------------------------------------------------- the core

@@ -509,6 +509,9 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
     def sequence(self, meta: Any, c: list[Any]) -> ir.Sequence:
         return ir.Sequence(str(c[0]), tuple(c[1:]), "", self._span(meta))
 
+    def opening_sequence(self, meta: Any, c: list[Any]) -> ir.Sequence:
+        return ir.Sequence(str(c[0]), tuple(c[1:]), "", self._span(meta), opening=True)
+
     def phase(self, meta: Any, c: list[Any]) -> ir.Phase:
         each = c[2] is None
         return ir.Phase(str(c[0]), _string(c[1]), "" if each else str(c[2]),

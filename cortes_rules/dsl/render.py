@@ -165,7 +165,8 @@ def statement(node: ir.Statement) -> str:
     if isinstance(node, ir.HideDecl):
         return f"hide piece when {expr(node.when)}"
     if isinstance(node, ir.Sequence):
-        return f"sequence {node.name} ({len(node.phases)} phases)"
+        opening = "opening " if node.opening else ""
+        return f"{opening}sequence {node.name} ({len(node.phases)} phases)"
     if isinstance(node, ir.Procedure):
         return f"procedure {node.name}({', '.join(node.params)}) ({len(node.body)} statements)"
     if isinstance(node, ir.FormDecl):

@@ -345,14 +345,25 @@ class Machine:
             self.procs[name] = Proc(name, decl.params, decl.rule, decl.span)
         for name, decl in decls.items():
             _ProcCompiler(self, self.procs[name]).body(decl.body)
-        sequence = next(iter(program.of(ir.Sequence)), None)
-        self.phases: tuple[ir.Phase, ...] = sequence.phases if sequence else ()
+        sequence = next((s for s in program.of(ir.Sequence) if not s.opening), None)
+        openings = tuple(p for s in program.of(ir.Sequence) if s.opening for p in s.phases)
+        # The turn sequence's phases come first, so that their indices do not
+        # depend on the opening phases (played once, before the first turn).
+        self.turn_phases: tuple[ir.Phase, ...] = sequence.phases if sequence else ()
+        self.phases: tuple[ir.Phase, ...] = self.turn_phases + openings
         main = Proc("the turn sequence", (), sequence.rule if sequence else "", None)
-        for i, phase in enumerate(self.phases):
+
+        def play(i: int, phase: ir.Phase) -> None:
             main.code.append((PHASE, i))
             if phase.activity is not None and phase.activity in self.procs:
                 main.code.append((CALL_PHASE, i))
-        main.code.append((TURN_END,))
+
+        for i, phase in enumerate(openings, start=len(self.turn_phases)):
+            play(i, phase)
+        loop = len(main.code)
+        for i, phase in enumerate(self.turn_phases):
+            play(i, phase)
+        main.code.append((TURN_END, loop))
         self.main = main
 
     def clause_rules(self, which: str, kind: str) -> tuple[str, ...]:
@@ -909,7 +920,7 @@ class GameState:
             table[decl.name] = [start(self, {decl.owner: o}) if start is not None
                                 else _zero(decl.type) for o in owners]
         self.stack: list[list[Any]] = [[machine.main, 0, {}]]
-        if not machine.phases:
+        if not machine.turn_phases:
             raise CortesRulesError("this rulebook states no turn sequence")
         if not begin:   # only the starting position, for checking set-ups
             return
@@ -1665,7 +1676,7 @@ class GameState:
             elif op == TURN_END:
                 self.turn += 1
                 self._stamp(0)
-                frame[1] = 0
+                frame[1] = ins[1]
                 if self.turn_limit is not None and self.turn > self.turn_limit:
                     self.turn = self.turn_limit
                     self._finish(None, f"the turn limit ({self.turn_limit}) was reached")

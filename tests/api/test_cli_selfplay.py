@@ -35,16 +35,31 @@ def run(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
 @pytest.mark.rule("4.1")
 def test_cortes_game_from_the_historical_setup_is_unfinished_and_deterministic(
         capsys: pytest.CaptureFixture[str]) -> None:
-    status, first, err = run("--seed", "7", "--max-turns", "2", capsys=capsys)
+    status, first, err = run("--seed", "7", "--max-turns", "2", "--setup", "historical",
+                             capsys=capsys)
     assert status == 0 and err == ""
     lines = first.splitlines()
     assert lines[0] == ("Self-play of cortes: seed 7, set-up historical, optional rules on: "
                         "none")
     assert lines[-1] == "Unfinished after 2 turns."
-    status, second, _ = run("--seed", "7", "--max-turns", "2", capsys=capsys)
+    status, second, _ = run("--seed", "7", "--max-turns", "2", "--setup", "historical",
+                            capsys=capsys)
     assert status == 0 and second == first
-    _, other, _ = run("--seed", "8", "--max-turns", "2", capsys=capsys)
+    _, other, _ = run("--seed", "8", "--max-turns", "2", "--setup", "historical", capsys=capsys)
     assert other.splitlines()[1] != lines[1]   # another seed, other choices
+
+
+@pytest.mark.rule("3.1")
+def test_without_a_setup_the_players_set_up_first(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run("--seed", "5", "--max-turns", "1", capsys=capsys)
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == ("Self-play of cortes: seed 5, set-up placed by the players, optional "
+                        "rules on: none")
+    assert lines[-1] == "Unfinished after 1 turn."
+    played = selfplay("cortes", seed=5, max_turns=1)
+    # 49 Spanish and 54 Aztec placements come before the first turn's decisions.
+    assert played.moves_by_player["spanish"] > 49 and played.moves_by_player["aztec"] > 54
 
 
 @pytest.mark.rule("4.1")

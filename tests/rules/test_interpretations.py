@@ -123,8 +123,15 @@ def test_the_clauses_that_depend_on_each_option(book) -> None:
     assert book.depends_on("loss_order") == ("8.19",)
     assert book.depends_on("causeway_rate_ends") == ("7.16",)
     options = {e.id for e in book.interpretations if registry.status(book, e) == "option"}
+    assert book.depends_on("units_9_to_11_setup") == ("3.2",)
+    assert book.depends_on("setup_overstack_minimum") == ("3.2",)
+    assert book.depends_on("setup_distance") == ("3.3",)
+    assert book.depends_on("setup_causeways") == ("3.3",)
     assert options == {"minimum_move", "uncounted_with_allies", "advance_terrain",
-                       "causeway_exit", "loss_order", "causeway_rate_ends", "zone5_reach"}
+                       "causeway_exit", "loss_order", "causeway_rate_ends", "zone5_reach",
+                       # the set-up readings are tested both ways in test_03_setup.py
+                       "units_9_to_11_setup", "setup_overstack_minimum", "setup_distance",
+                       "setup_causeways"}
     recorded = registry.record(book, book.interpretation("completely_surrounded"))
     assert recorded["status"] == "recorded"
     assert recorded["changes"] == []
