@@ -123,9 +123,13 @@ def test_the_clauses_that_depend_on_each_option(book) -> None:
     assert book.depends_on("loss_order") == ("8.19",)
     assert book.depends_on("causeway_rate_ends") == ("7.16",)
     options = {e.id for e in book.interpretations if registry.status(book, e) == "option"}
+    assert book.depends_on("completely_surrounded") == ("10.4",)
+    assert book.depends_on("rr_acceptance") == ("4.5",)
     assert options == {"minimum_move", "uncounted_with_allies", "advance_terrain",
-                       "causeway_exit", "loss_order", "causeway_rate_ends", "zone5_reach"}
-    recorded = registry.record(book, book.interpretation("completely_surrounded"))
+                       "causeway_exit", "loss_order", "causeway_rate_ends", "zone5_reach",
+                       "completely_surrounded", "rr_acceptance", "objection_lake_units",
+                       "desertion_once", "aztec_withdrawal_rolls"}
+    recorded = registry.record(book, book.interpretation("overstack_compulsory"))
     assert recorded["status"] == "recorded"
     assert recorded["changes"] == []
 
