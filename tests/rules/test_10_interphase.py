@@ -446,3 +446,15 @@ def test_10_13_the_disease_check_is_a_hook_for_11_10(book) -> None:
     state = split(book, BASE)
     run(state)
     assert texts(state) == ["play_on", "split"]
+
+
+@pytest.mark.rule("10.5")
+@pytest.mark.parametrize(("fortress", "opened"), [("2514", 15), ("3516", 0)])
+def test_10_5_the_western_causeway_and_a_fortress_without_one(book, fortress, opened) -> None:
+    state = split(book, {"S1": fortress, "A1": "3016"})
+    state.apply("roll 3")
+    state.apply("keep S1")
+    causeways = {str(h) for h in state.evaluate("kept_causeways")}
+    assert len(causeways) == opened
+    if opened:
+        assert {"2414", "1305"} <= causeways   # from the fortress to Tlacopan
