@@ -89,7 +89,9 @@ def test_4_2_a_turn_sequence_in_which_nothing_happens_is_refused_at_load(tmp_pat
     folder = broken_copy(tmp_path, "04-sequence.rules", "does movement", "")
     text = (folder / "04-sequence.rules").read_text(encoding="utf-8")
     (folder / "04-sequence.rules").write_text(text.replace(" does movement", "")
-                                              .replace(" does combat", ""), encoding="utf-8")
+                                              .replace(" does combat", "")
+                                              .replace(" does end_of_game_turn", ""),
+                                              encoding="utf-8")
     with pytest.raises(RulesCheckError) as caught:
         cortes_rules.load(folder)
     assert "no phase of the turn sequence does anything" in str(caught.value)

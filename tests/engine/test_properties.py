@@ -379,6 +379,9 @@ def _check_chance(st_):
     assert len(set(actions)) == len(actions)
     assert set(actions) == set(st_.legal_actions())
     table = {int(a.args[0]): p for a, p in outcomes}
+    if sorted(table) == list(range(1, 7)):  # one die: the rolls of 4.5 and section 10
+        assert all(p == Fraction(1, 6) for p in table.values())
+        return
     assert sorted(table) == list(range(2, 13))  # 2d6 (8.18)
     assert table[7] == Fraction(6, 36)
     assert all(table[n] == table[14 - n] for n in range(2, 13))

@@ -94,7 +94,7 @@ def test_7_2_unused_points_are_lost_at_phase_end(game):
     state.apply("end")
     assert state.phase != to
     while state.phase != "spanish_land_movement":
-        state.apply("end")
+        state.apply("play_on" if state.phase == "end_of_turn" else "end")  # 4.3
     assert spent(state, "S1") == 0  # a new phase, a fresh allowance
 
 

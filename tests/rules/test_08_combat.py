@@ -154,7 +154,7 @@ def test_8_5_attack_flags_clear_at_the_next_phase(game, battle, resolve):
     battle(state, "1111", ["S1"])
     resolve(state, 9)
     while state.phase != "spanish_land_combat" or state.turn != 2:
-        state.apply("end")
+        state.apply("play_on" if state.phase == "end_of_turn" else "end")  # 4.3
     assert not state.attribute("S1", "attacked")
     assert Action("attack", ("1111",)) in state.legal_actions()
 

@@ -127,12 +127,16 @@ def test_the_clauses_that_depend_on_each_option(book) -> None:
     assert book.depends_on("setup_overstack_minimum") == ("3.2",)
     assert book.depends_on("setup_distance") == ("3.3",)
     assert book.depends_on("setup_causeways") == ("3.3",)
+    assert book.depends_on("completely_surrounded") == ("10.4",)
+    assert book.depends_on("rr_acceptance") == ("4.5",)
     assert options == {"minimum_move", "uncounted_with_allies", "advance_terrain",
                        "causeway_exit", "loss_order", "causeway_rate_ends", "zone5_reach",
                        # the set-up readings are tested both ways in test_03_setup.py
                        "units_9_to_11_setup", "setup_overstack_minimum", "setup_distance",
-                       "setup_causeways"}
-    recorded = registry.record(book, book.interpretation("completely_surrounded"))
+                       "setup_causeways",
+                       "completely_surrounded", "rr_acceptance", "objection_lake_units",
+                       "desertion_once", "aztec_withdrawal_rolls"}
+    recorded = registry.record(book, book.interpretation("overstack_compulsory"))
     assert recorded["status"] == "recorded"
     assert recorded["changes"] == []
 
