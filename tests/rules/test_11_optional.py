@@ -1,0 +1,382 @@
+"""Section 11: the optional rules, each switched on alone and checked on and off."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import pytest
+
+import cortes_rules
+from cortes_rules import GameState
+
+_BOOKS: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], cortes_rules.Rulebook] = {}
+
+
+def book_with(*options: str, **readings: str) -> cortes_rules.Rulebook:
+    """The Cortés rulebook with those optional rules on (cached for the module)."""
+    key = (tuple(sorted(options)), tuple(sorted(readings.items())))
+    if key not in _BOOKS:
+        _BOOKS[key] = cortes_rules.load("cortes", options=list(options), readings=readings)
+    return _BOOKS[key]
+
+
+def start(book: cortes_rules.Rulebook, positions: Mapping[str, str], phase: str, *,
+          steps: Mapping[str, int] | None = None) -> GameState:
+    state = book.new_game(positions=dict(positions))
+    for uid, n in (steps or {}).items():
+        state.set_attribute(uid, "steps", n)
+    for _ in range(17):
+        if state.phase == phase:
+            return state
+        state.apply("end")
+    raise AssertionError(f"never reached {phase}")
+
+
+def texts(state: GameState) -> list[str]:
+    return [str(a) for a in state.legal_actions()]
+
+
+def settle(state: GameState, rolls: Iterable[int] = ()) -> None:
+    """Take every step loss on the first unit offered, rolling ``rolls`` at chance nodes."""
+    dice = list(rolls)
+    while True:
+        if state.is_chance_node():
+            if not dice:
+                return
+            state.apply(f"roll {dice.pop(0)}")
+            continue
+        lose = [a for a in texts(state) if a.startswith("lose ")]
+        if not lose:
+            assert not dice, f"rolls left over: {dice}"
+            return
+        state.apply(lose[0])
+
+
+def logged(state: GameState, rule: str) -> list[str]:
+    return [e.text for e in state.log if rule in e.rules]
+
+
+# ------------------------------------------------------------------ 11.0
+@pytest.mark.rule("11.1")
+def test_11_0_each_optional_rule_switches_on_alone() -> None:
+    numbers = [f"11.{n}" for n in range(1, 11)]
+    for number in numbers:
+        on = set(book_with(number).program.options)
+        assert number in on and not (on & set(numbers)) - {number}
+    assert set(numbers) <= set(cortes_rules.load("cortes", options="veteran").program.options)
+    assert not set(numbers) & set(cortes_rules.load("cortes", options="beginner").program.options)
+
+
+# ------------------------------------------------------------------ 11.7
+def knights_hit_spanish(book: cortes_rules.Rulebook, extra: Mapping[str, str] | None = None,
+                        attackers: Iterable[str] = ("A1",)) -> GameState:
+    """An Aztec attack in which S1 (European) loses two steps: a 12 at 1:2."""
+    positions = {"S1": "1110", "A1": "1111", "A11": "1112"} | dict(extra or {})
+    state = start(book, positions, "aztec_land_combat")
+    state.apply("attack 1110")
+    for uid in attackers:
+        state.apply(f"join {uid}")
+    state.apply("resolve")
+    state.apply("roll 12")
+    settle(state)
+    return state
+
+
+@pytest.mark.rule("11.7")
+def test_11_7_prisoners_on_a_one_or_two_place_a_sacrifice_marker() -> None:
+    state = knights_hit_spanish(book_with("11.7"))
+    assert state.is_chance_node()
+    state.apply("roll 2")
+    assert state.current_player == "aztec"
+    assert texts(state) == ["sacrifice 2810", "sacrifice 3016"]
+    state.apply("sacrifice 3016")
+    assert state.evaluate("list(h.id for h in sacrifice_temples)") == ("3016",)
+    assert state.evaluate("prisoners_taken_this_turn") == 1
+    assert state.evaluate("objection_prisoners()") is True
+    # A second capture takes the other temple without asking.
+    state2 = knights_hit_spanish(book_with("11.7"))
+    state2.apply("roll 1")
+    state2.apply("sacrifice 2810")
+    assert texts(state2)[0] != "sacrifice 3016"
+
+
+@pytest.mark.rule("11.7")
+def test_11_7_three_to_six_takes_no_prisoners() -> None:
+    state = knights_hit_spanish(book_with("11.7"))
+    state.apply("roll 3")
+    assert state.evaluate("count(sacrifice_temples)") == 0
+    assert state.evaluate("prisoners_taken_this_turn") == 0
+    assert any("no prisoners" in t for t in logged(state, "11.7"))
+
+
+@pytest.mark.rule("11.7")
+def test_11_7_only_knights_against_europeans_roll() -> None:
+    # Warriors alone attacking: no roll.
+    book = book_with("11.7")
+    state = start(book, {"S1": "1110", "A11": "1111", "A12": "1210"}, "aztec_land_combat")
+    state.apply("attack 1110")
+    state.apply("join A11")
+    state.apply("join A12")
+    state.apply("resolve")
+    state.apply("roll 12")
+    settle(state)
+    assert not state.is_chance_node() and not logged(state, "11.7")
+    # Knights against an Indian ally: no roll either.
+    state = start(book, {"S30": "1110", "A1": "1111"}, "aztec_land_combat")
+    state.apply("attack 1110")
+    state.apply("join A1")
+    state.apply("resolve")
+    state.apply("roll 12")
+    settle(state)
+    assert not state.is_chance_node() and not logged(state, "11.7")
+
+
+@pytest.mark.rule("11.7")
+def test_11_7_off_no_roll_and_no_prisoners() -> None:
+    state = knights_hit_spanish(book_with())
+    assert not state.is_chance_node()
+    assert state.evaluate("prisoners_taken_this_turn") == 0
+    assert not logged(state, "11.7")
+
+
+@pytest.mark.rule("11.7")
+def test_11_7_each_marker_shifts_aztec_attacks_one_column_right() -> None:
+    book = book_with("11.7")
+    state = start(book, {"S1": "1110", "A1": "1111"}, "aztec_land_combat")
+    state.set_value("sacrifice_temples", ("2810", "3016"))
+    state.apply("attack 1110")
+    state.apply("join A1")
+    # 6 against 7 is 1:2; two markers make it 2:1 (1:2 -> 1:1 -> 2:1).
+    assert state.evaluate("odds_report(true)[2]") == (2, 1)
+    # Not in defence: a Spanish attack on the Aztec knight is not shifted.
+    state = start(book, {"S1": "1110", "A1": "1111"}, "spanish_land_combat")
+    state.set_value("sacrifice_temples", ("2810", "3016"))
+    state.apply("attack 1111")
+    state.apply("join S1")
+    assert state.evaluate("odds_report(true)[2]") == (1, 1)
+
+
+@pytest.mark.rule("11.7")
+def test_11_7_markers_leave_after_the_desertion_test_that_counts_them() -> None:
+    from test_10_interphase import run, split
+    book = book_with("11.7")
+    positions = {"S1": "1110", "A1": "3016", "S30": "1210", "S31": "1212"}
+    state = split(book, positions)
+    assert state.is_chance_node()
+    # The test is made by hand: the markers count -1 each (reading markers).
+    state.set_value("sacrifice_temples", ("2810", "3016"))
+    run(state, [2], exact=False)  # 2 - 2 = 0: the regulars go home
+    assert state.place_of("S30") == "deserted"
+    assert state.evaluate("count(sacrifice_temples)") == 0
+
+
+@pytest.mark.rule("11.7")
+@pytest.mark.parametrize(("reading", "deserted"), [("markers", False), ("prisoners", True)])
+def test_11_7_prisoners_without_a_marker_and_desertion_both_ways(reading: str,
+                                                                 deserted: bool) -> None:
+    from test_10_interphase import run, split
+    book = book_with("11.7", prisoners_and_desertion=reading)
+    state = split(book, {"S1": "1110", "A1": "3016", "S30": "1210"})
+    state.set_value("prisoners_since_interphase", 1)   # both temples were desecrated
+    run(state, [1], exact=False)  # 1, less 1 under the reading prisoners
+    assert (state.place_of("S30") == "deserted") is deserted
+
+
+# ------------------------------------------------------------------ 11.8
+def walk(state: GameState, moves: Iterable[str]) -> None:
+    for move in moves:
+        state.apply(move)
+
+
+TEMPLE_WALK = {"S9": "2910", "S1": "2910", "Cortes": "2910", "A11": "3016"}
+
+
+@pytest.mark.rule("11.8")
+def test_11_8_cavalry_entering_a_temple_desecrates_it() -> None:
+    state = start(book_with("11.8"), TEMPLE_WALK, "spanish_land_movement")
+    state.apply("move S9 2810")
+    assert state.evaluate("list(h.id for h in desecrated_temples)") == ("2810",)
+    assert any("desecrated" in t for t in logged(state, "11.8"))
+
+
+@pytest.mark.rule("11.8")
+def test_11_8_infantry_only_with_cortes() -> None:
+    book = book_with("11.8")
+    state = start(book, {"S1": "2910", "A11": "3016"}, "spanish_land_movement")
+    state.apply("move S1 2810")
+    assert state.evaluate("count(desecrated_temples)") == 0
+    state = start(book, TEMPLE_WALK, "spanish_land_movement")
+    state.apply("move S1 2810")
+    assert state.evaluate("count(desecrated_temples)") == 0
+    state.apply("move Cortes 2810")   # Cortes joins the infantry: now stacked
+    assert state.evaluate("list(h.id for h in desecrated_temples)") == ("2810",)
+
+
+@pytest.mark.rule("11.8")
+def test_11_8_desecration_flips_a_sacrifice_marker_and_ends_at_the_interphase() -> None:
+    from test_10_interphase import run
+    book = book_with("11.7", "11.8")
+    state = start(book, TEMPLE_WALK, "spanish_land_movement")
+    state.set_value("sacrifice_temples", ("2810", "3016"))
+    state.apply("move S9 2810")
+    assert state.evaluate("list(h.id for h in sacrifice_temples)") == ("3016",)
+    while state.phase != "end_of_turn":
+        state.apply("end")
+    state.apply("split")
+    if not state.is_chance_node():
+        state.apply("accept")
+    run(state, [6], exact=False)
+    assert state.evaluate("count(desecrated_temples)") == 0
+
+
+@pytest.mark.rule("11.8")
+def test_11_8_no_sacrifice_on_a_desecrated_temple() -> None:
+    book = book_with("11.7", "11.8")
+    state = knights_hit_spanish(book)
+    state.set_value("desecrated_temples", ("2810", "3016"))
+    state.apply("roll 1")
+    assert state.evaluate("count(sacrifice_temples)") == 0
+    assert state.evaluate("prisoners_taken_this_turn") == 1   # the capture still counts (4.4)
+    state = knights_hit_spanish(book)
+    state.set_value("desecrated_temples", ("2810",))
+    state.apply("roll 1")
+    assert texts(state) == ["sacrifice 3016"]
+
+
+@pytest.mark.rule("11.8")
+def test_11_8_off_nothing_is_desecrated() -> None:
+    state = start(book_with(), TEMPLE_WALK, "spanish_land_movement")
+    state.apply("move S9 2810")
+    assert state.evaluate("count(desecrated_temples)") == 0 and not logged(state, "11.8")
+
+
+# ------------------------------------------------------------------ 11.9
+@pytest.mark.rule("11.9")
+@pytest.mark.parametrize("options", [("11.9",), ()])
+def test_11_9_one_movement_point_less_while_both_temples_are_desecrated(
+        options: tuple[str, ...]) -> None:
+    book = book_with(*options)
+    state = book.new_game(positions={"S1": "1110", "A11": "1212"})
+    state.set_value("desecrated_temples", ("2810", "3016"))
+    while state.phase != "aztec_land_movement":
+        state.apply("end")
+    assert state.attribute("A11", "spent") == (1 if options else 0)
+    if options:
+        assert logged(state, "11.9")
+
+
+@pytest.mark.rule("11.9")
+def test_11_9_one_temple_is_not_enough() -> None:
+    state = book_with("11.9").new_game(positions={"S1": "1110", "A11": "1212"})
+    state.set_value("desecrated_temples", ("2810",))
+    while state.phase != "aztec_land_movement":
+        state.apply("end")
+    assert state.attribute("A11", "spent") == 0
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.parametrize("options", [("11.9",), ()])
+def test_11_9_the_aztec_player_sees_only_the_top_of_spanish_stacks(
+        options: tuple[str, ...]) -> None:
+    state = book_with(*options).new_game(positions={"S1": "1110", "S2": "1110", "A11": "1212"})
+    state.set_value("desecrated_temples", ("2810", "3016"))
+    seen = state.observation("aztec")
+    assert "S1" in seen["pieces"]
+    assert ("S2" in seen["pieces"]) is (not options)
+    assert seen["hidden"] == ({"1110": 1} if options else {})
+    assert "S2" in state.observation("spanish")["pieces"]
+
+
+# ------------------------------------------------------------------ 11.10
+def disease_interphase(book: cortes_rules.Rulebook) -> GameState:
+    from test_10_interphase import split
+    return split(book, {"S1": "1110", "A1": "3016", "A11": "3017"})
+
+
+@pytest.mark.rule("11.10")
+@pytest.mark.parametrize("roll", [2, 12])
+def test_11_10_disease_on_two_or_twelve(roll: int) -> None:
+    from test_10_interphase import run
+    state = disease_interphase(book_with("11.10"))
+    # desertion (no allies: 3), recovery rolls none; then the disease roll,
+    # the Spanish die (2 steps) and the Aztec dice (3 steps).
+    run(state, [3, roll, 2, 3], exact=True)
+    assert state.attribute("S1", "steps") == 2
+    aztec_steps = state.attribute("A1", "steps") + state.attribute("A11", "steps")
+    assert aztec_steps == 4 + 2 - 3
+    assert any("disease strikes" in t for t in logged(state, "11.10"))
+
+
+@pytest.mark.rule("11.10")
+def test_11_10_no_disease_otherwise_and_nothing_when_off() -> None:
+    from test_10_interphase import run
+    state = disease_interphase(book_with("11.10"))
+    run(state, [3, 7], exact=True)
+    assert state.attribute("S1", "steps") == 4
+    assert any("no disease" in t for t in logged(state, "11.10"))
+    state = disease_interphase(book_with())
+    run(state, [3], exact=True)
+    assert not logged(state, "11.10")
+
+
+# ------------------------------------------------------------------ 11.1
+RAIDERS = {"S1": "1110", "A11": "0820", "A12": "1212", "A13": "0830", "A1": "0840"}
+
+
+def raid_phase(book: cortes_rules.Rulebook, held: int = 1,
+               steps: Mapping[str, int] | None = None) -> GameState:
+    state = book.new_game(positions=dict(RAIDERS))
+    state.set_value("interphases_held", held)
+    for uid, n in (steps or {}).items():
+        state.set_attribute(uid, "steps", n)
+    while state.phase != "aztec_land_movement":
+        state.apply("end")
+    state.apply("end")
+    return state
+
+
+@pytest.mark.rule("11.1")
+def test_11_1_a_full_strength_regular_on_the_edge_may_raid_once() -> None:
+    state = raid_phase(book_with("11.1"), steps={"A13": 1})
+    # A12 is off the edge, A13 is worn down, A1 is a knight: only A11 may go.
+    assert state.current_player == "aztec" and texts(state) == ["end", "raid A11"]
+    state.apply("raid A11")
+    assert state.place_of("A11") == "raided"
+    assert state.evaluate("raid_since_interphase") is True
+    assert state.phase == "aztec_land_combat"   # one raid per phase
+    assert any("on a raid" in t for t in logged(state, "11.1"))
+
+
+@pytest.mark.rule("11.1")
+def test_11_1_no_raid_before_the_first_interphase_nor_without_a_point_left() -> None:
+    state = raid_phase(book_with("11.1"), held=0)
+    assert state.phase == "aztec_land_combat"
+    state = book_with("11.1").new_game(positions=dict(RAIDERS))
+    state.set_value("interphases_held", 1)
+    while state.phase != "aztec_land_movement":
+        state.apply("end")
+    state.apply("move A11 0821")
+    state.apply("move A11 0820")
+    state.apply("move A11 0821")
+    state.apply("move A11 0820")   # four points spent, none left for the exit
+    state.apply("end")
+    assert texts(state) == ["end", "raid A13"]
+    state.apply("end")
+    assert state.phase == "aztec_land_combat" and state.place_of("A11") == "0820"
+
+
+@pytest.mark.rule("11.1")
+def test_11_1_off_no_raid() -> None:
+    state = raid_phase(book_with())
+    assert state.phase == "aztec_land_combat"
+
+
+@pytest.mark.rule("11.1")
+@pytest.mark.parametrize(("raided", "deserted"), [(True, True), (False, False)])
+def test_11_1_a_raid_takes_one_off_the_desertion_roll(raided: bool, deserted: bool) -> None:
+    from test_10_interphase import run, split
+    state = split(book_with("11.1"), {"S1": "1110", "A1": "3016", "S30": "1210"})
+    state.set_value("raid_since_interphase", raided)
+    run(state, [1], exact=False)
+    assert (state.place_of("S30") == "deserted") is deserted
+    assert state.evaluate("raid_since_interphase") is False
