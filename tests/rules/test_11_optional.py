@@ -380,3 +380,241 @@ def test_11_1_a_raid_takes_one_off_the_desertion_roll(raided: bool, deserted: bo
     run(state, [1], exact=False)
     assert (state.place_of("S30") == "deserted") is deserted
     assert state.evaluate("raid_since_interphase") is False
+
+
+# ------------------------------------------------------------------ 11.6
+CANNON = {"S1": "1110", "S2": "1110", "S25": "1110", "A1": "1212", "A11": "3016"}
+
+
+@pytest.mark.rule("11.6")
+def test_11_6_a_cannon_moves_only_carried_by_infantry() -> None:
+    state = book_with("11.6").new_game(positions=dict(CANNON))
+    assert texts(state) == ["end", "carry S25 S1", "carry S25 S2"]
+    state.apply("carry S25 S1")
+    state.apply("end")
+    assert "move S25 1111" not in texts(state)       # never on its own (7.4)
+    state.apply("move S1 1111")
+    assert state.place_of("S25") == "1111"
+    state.apply("move S2 1109")                       # another unit: no cannon
+    assert state.place_of("S25") == "1111"
+
+
+@pytest.mark.rule("11.6")
+def test_11_6_the_carrier_changes_only_at_the_start_of_a_spanish_movement_phase() -> None:
+    state = book_with("11.6").new_game(positions=dict(CANNON))
+    state.apply("carry S25 S1")
+    state.apply("end")
+    assert not any(a.startswith(("carry", "drop")) for a in texts(state))
+    while state.phase != "spanish_land_movement" or state.turn == 1:
+        state.apply("play_on" if state.phase == "end_of_turn" else "end")
+    assert texts(state) == ["end", "carry S25 S2", "drop S25"]
+
+
+@pytest.mark.rule("11.6")
+def test_11_6_off_the_cannon_stays_put() -> None:
+    state = book_with().new_game(positions=dict(CANNON))
+    assert not any(a.startswith("carry") for a in texts(state))
+    state.apply("move S1 1111")
+    assert state.place_of("S25") == "1110"
+
+
+@pytest.mark.rule("11.6")
+@pytest.mark.parametrize(("reading", "where"), [("counted", "gone.spanish"),
+                                                ("not_counted", None)])
+def test_11_6_an_aztec_unit_enters_a_lone_cannon_hex_and_destroys_it(
+        reading: str, where: str | None) -> None:
+    book = book_with("11.6", cannon_loss_points=reading)
+    state = start(book, {"S25": "1110", "S1": "1010", "A11": "1111", "A12": "3016"},
+                  "aztec_land_movement")
+    state.apply("move A11 1110")
+    assert state.place_of("A11") == "1110"
+    assert state.place_of("S25") == where
+    assert state.evaluate("loss_points_from_dead_units()") == (1 if where else 0)
+    # Without 11.6 the cannon bars the hex (7.5).
+    state = start(book_with(), {"S25": "1110", "S1": "1010", "A11": "1111", "A12": "3016"},
+                  "aztec_land_movement")
+    assert "move A11 1110" not in texts(state)
+
+
+def cannon_battle(book: cortes_rules.Rulebook, aztec_attacks: bool, roll: int) -> GameState:
+    positions = {"S1": "1110", "S25": "1110", "A11": "1111", "A12": "3016"}
+    state = book.new_game(positions=positions)
+    if "11.6" in book.program.options:
+        state.apply("carry S25 S1")
+    phase = "aztec_land_combat" if aztec_attacks else "spanish_land_combat"
+    while state.phase != phase:
+        state.apply("end")
+    state.apply("attack 1110" if aztec_attacks else "attack 1111")
+    state.apply("join A11" if aztec_attacks else "join S1")
+    state.apply("resolve")
+    state.apply(f"roll {roll}")
+    return state
+
+
+@pytest.mark.rule("11.6")
+@pytest.mark.parametrize("aztec_attacks", [True, False])
+def test_11_6_a_cannon_in_the_battle_raises_the_aztec_loss_by_one(aztec_attacks: bool) -> None:
+    # Aztec attack: 3 against 7 is 1:3, a 9 there is 2/0: the Aztecs lose 3.
+    # Spanish attack: 7 against 3 is 2:1, an 8 there is 0/0: the Aztecs lose 1.
+    roll = 9 if aztec_attacks else 8
+    state = cannon_battle(book_with("11.6"), aztec_attacks, roll)
+    line = next(e for e in state.log if "rolls" in e.text)
+    assert "raised to" in line.text and "11.6" in line.rules
+    assert line.text.endswith("3/0 (attacker/defender steps)" if aztec_attacks
+                              else "0/1 (attacker/defender steps)")
+    plain = cannon_battle(book_with(), aztec_attacks, roll)
+    line = next(e for e in plain.log if "rolls" in e.text)
+    assert "raised" not in line.text and "11.6" not in line.rules
+
+
+@pytest.mark.rule("11.6")
+def test_11_6_a_cannon_shares_the_fate_of_its_carrier() -> None:
+    book = book_with("11.6")
+    state = book.new_game(positions={"S1": "1110", "S25": "1110", "A1": "1111", "A2": "1111",
+                                     "A3": "1210", "A12": "3016"})
+    state.set_attribute("S1", "steps", 1)
+    state.apply("carry S25 S1")
+    while state.phase != "aztec_land_combat":
+        state.apply("end")
+    state.apply("attack 1110")
+    for uid in ("A1", "A2", "A3"):
+        state.apply(f"join {uid}")
+    state.apply("resolve")
+    state.apply("roll 12")
+    settle(state)
+    assert state.place_of("S1") == "dead.spanish"
+    assert state.place_of("S25") == "dead.spanish"
+    assert any("shares the fate" in t for t in logged(state, "11.6"))
+
+
+# ------------------------------------------------------------------ 11.4 and 11.5
+CHARGE = {"S9": "1110", "S1": "1110", "A11": "1111", "A12": "3016"}
+
+
+def charge_battle(book: cortes_rules.Rulebook, positions: Mapping[str, str] | None = None,
+                  attackers: Iterable[str] = ("S9",)) -> GameState:
+    state = start(book, dict(positions or CHARGE), "spanish_land_combat")
+    state.apply("attack 1111")
+    for uid in attackers:
+        state.apply(f"join {uid}")
+    state.apply("resolve")
+    return state
+
+
+@pytest.mark.rule("11.4")
+def test_11_4_cavalry_may_charge_before_the_battle() -> None:
+    state = charge_battle(book_with("11.4", "11.5"))
+    assert state.current_player == "spanish" and texts(state) == ["resolve", "charge"]
+    state.apply("charge")
+    odds = dict((str(a), p) for a, p in state.chance_outcomes())
+    assert len(odds) == 6
+    state.apply("roll 3")          # regular warriors only: 3-6 succeeds
+    assert any("it succeeds" in t for t in logged(state, "11.4"))
+
+
+@pytest.mark.rule("11.4")
+def test_11_4_against_knights_only_five_or_six_succeeds() -> None:
+    positions = dict(CHARGE, A1="1111")
+    state = charge_battle(book_with("11.4", "11.5"), positions)
+    state.apply("charge")
+    state.apply("roll 4")
+    assert any("it fails" in t for t in logged(state, "11.4"))
+    # A failed charge: the battle goes on as usual, to its own roll.
+    assert state.is_chance_node()
+    assert [str(a) for a, _ in state.chance_outcomes()][0] == "roll 2"
+    assert state.place_of("S9") == "1110"
+
+
+@pytest.mark.rule("11.4")
+def test_11_4_no_charge_without_cavalry_or_when_off() -> None:
+    state = charge_battle(book_with("11.4", "11.5"), attackers=("S1",))
+    assert state.is_chance_node()   # straight to the battle's roll
+    state = charge_battle(book_with())
+    assert state.is_chance_node() and not logged(state, "11.4")
+
+
+@pytest.mark.rule("11.4")
+def test_11_4_alone_a_successful_charge_changes_nothing() -> None:
+    state = charge_battle(book_with("11.4"))
+    state.apply("charge")
+    state.apply("roll 6")
+    assert state.is_chance_node()   # the battle is rolled as usual
+    assert state.attribute("A11", "steps") == 2
+    assert not any("loses" in t or "drives" in t for t in logged(state, "11.5"))
+
+
+@pytest.mark.rule("11.5")
+def test_11_5_a_successful_charge_costs_a_step_and_drives_the_stack_back() -> None:
+    state = charge_battle(book_with("11.4", "11.5"))
+    state.apply("charge")
+    state.apply("roll 3")
+    assert texts(state) == ["lose A11"]
+    state.apply("lose A11")
+    assert state.current_player == "spanish"
+    assert "drive 1110" not in texts(state)          # never into a Spanish hex (7.5)
+    state.apply("drive 1012")
+    assert state.place_of("A11") == "1012" and state.attribute("A11", "steps") == 1
+    assert state.place_of("S9") == "1111"            # the cavalry must enter
+    assert texts(state) == ["stop", "advance S1"]    # the others may
+    state.apply("stop")
+    assert state.place_of("S1") == "1110"
+    # The combat phase goes on: S9 may attack the hex the Aztecs fell back to.
+    legal = texts(state)
+    assert "attack 1012" in legal
+    state.apply("attack 1012")
+    assert texts(state) == ["cancel", "join S9"]
+
+
+@pytest.mark.rule("11.5")
+def test_11_5_no_cavalry_charges_twice_in_a_combat_phase() -> None:
+    positions = dict(CHARGE, A13="1012")
+    state = charge_battle(book_with("11.4", "11.5"), positions)
+    state.apply("charge")
+    state.apply("roll 3")
+    state.apply("lose A11")
+    state.apply("drive 1211")
+    state.apply("stop")
+    state.apply("attack 1012")
+    state.apply("join S9")
+    state.apply("resolve")
+    assert state.is_chance_node()   # S9 charged already: no second charge offered
+
+
+@pytest.mark.rule("11.5")
+def test_11_5_each_successful_die_costs_a_step() -> None:
+    positions = dict(CHARGE, S10="1110", A1="1111")
+    state = charge_battle(book_with("11.4", "11.5"), positions, attackers=("S9", "S10"))
+    state.apply("charge")
+    state.apply("roll 6")
+    state.apply("roll 5")
+    settle(state)
+    steps = state.attribute("A11", "steps") + state.attribute("A1", "steps")
+    assert steps == 4          # two steps of six, against knights on a 6 and a 5
+    state.apply("drive 1212")
+    assert state.place_of("A11") == "1212" and state.place_of("A1") == "1212"
+    assert state.place_of("S9") == "1111" and state.place_of("S10") == "1111"
+
+
+@pytest.mark.rule("11.5")
+def test_11_5_off_a_successful_charge_has_no_effect() -> None:
+    state = charge_battle(book_with("11.4"))
+    state.apply("charge")
+    state.apply("roll 3")
+    assert state.is_chance_node() and state.place_of("A11") == "1111"
+
+
+@pytest.mark.rule("11.5")
+@pytest.mark.parametrize(("reading", "eliminated"), [("stays", False), ("eliminated", True)])
+def test_11_5_a_stack_with_nowhere_to_go_both_ways(reading: str, eliminated: bool) -> None:
+    positions = {"S9": "1110", "S1": "1211", "S2": "1212", "S3": "1112", "S4": "1012",
+                 "S5": "1011", "A11": "1111", "A12": "3016"}
+    state = charge_battle(book_with("11.4", "11.5", charge_blocked=reading), positions)
+    state.apply("charge")
+    state.apply("roll 4")
+    state.apply("lose A11")
+    if eliminated:
+        assert state.place_of("A11") == "dead.aztec" and state.place_of("S9") == "1111"
+    else:
+        assert state.place_of("A11") == "1111" and state.attribute("A11", "steps") == 1
+        assert state.is_chance_node()     # the battle is fought as usual
+        assert state.place_of("S9") == "1110"
