@@ -618,3 +618,187 @@ def test_11_5_a_stack_with_nowhere_to_go_both_ways(reading: str, eliminated: boo
         assert state.place_of("A11") == "1111" and state.attribute("A11", "steps") == 1
         assert state.is_chance_node()     # the battle is fought as usual
         assert state.place_of("S9") == "1110"
+
+
+# ------------------------------------------------------------------ 11.2 and 11.3
+AMBUSH = {"S1": "1110", "S2": "1110", "A1": "1111", "A11": "3016"}
+
+
+def ambush_battle(book: cortes_rules.Rulebook, positions: Mapping[str, str] | None = None,
+                  attackers: Iterable[str] = ("A1",)) -> GameState:
+    state = start(book, dict(positions or AMBUSH), "aztec_land_combat")
+    state.apply("attack 1110")
+    for uid in attackers:
+        state.apply(f"join {uid}")
+    state.apply("resolve")
+    return state
+
+
+@pytest.mark.rule("11.2")
+def test_11_2_knights_may_try_an_ambush_on_a_unit_or_the_stack() -> None:
+    state = ambush_battle(book_with("11.2", "11.3"))
+    assert state.current_player == "aztec"
+    assert texts(state) == ["resolve", "ambush S1", "ambush S2", "ambush_stack"]
+    state.apply("ambush S1")
+    assert texts(state) == ["ambush_roll", "ambush_press"]
+    state.apply("ambush_roll")
+    state.apply("roll 5")            # 1-5: no ambush
+    assert any("no ambush" in t for t in logged(state, "11.2"))
+    assert texts(state) == ["resolve", "cancel"]
+
+
+@pytest.mark.rule("11.2")
+def test_11_2_one_die_per_knight_until_a_six() -> None:
+    positions = dict(AMBUSH, A2="1111")
+    state = ambush_battle(book_with("11.2", "11.3"), positions, attackers=("A1", "A2"))
+    state.apply("ambush_stack")
+    state.apply("ambush_roll")
+    state.apply("roll 4")
+    state.apply("ambush_roll")      # the second knight
+    state.apply("roll 6")
+    assert any("A2 rolls 6: the ambush is sprung" in t for t in logged(state, "11.2"))
+    assert any(t.startswith("lure") for t in texts(state))
+
+
+@pytest.mark.rule("11.2")
+def test_11_2_a_knight_may_give_up_a_step_to_spring_on_four() -> None:
+    state = ambush_battle(book_with("11.2", "11.3"))
+    state.apply("ambush S1")
+    state.apply("ambush_press")
+    assert state.attribute("A1", "steps") == 3
+    state.apply("roll 4")
+    assert any("sprung" in t for t in logged(state, "11.2"))
+    # A knight of one step may not press.
+    state = start(book_with("11.2"), AMBUSH, "aztec_land_combat", steps={"A1": 1})
+    state.apply("attack 1110")
+    state.apply("join A1")
+    state.apply("resolve")
+    state.apply("ambush S1")
+    assert state.is_chance_node()
+
+
+@pytest.mark.rule("11.2")
+def test_11_2_after_a_failed_ambush_the_attack_may_be_dropped() -> None:
+    state = ambush_battle(book_with("11.2", "11.3"))
+    state.apply("ambush S1")
+    state.apply("ambush_roll")
+    state.apply("roll 1")
+    state.apply("cancel")
+    assert not state.is_chance_node()
+    assert state.evaluate("target.attacked", target="1110") is False
+    assert state.attribute("A1", "attacked") is False
+    assert "attack 1110" in texts(state)
+
+
+@pytest.mark.rule("11.2")
+def test_11_2_off_or_without_knights_no_ambush() -> None:
+    assert ambush_battle(book_with()).is_chance_node()
+    positions = {"S1": "1110", "A11": "1111", "A12": "3016"}
+    assert ambush_battle(book_with("11.2", "11.3"), positions, attackers=("A11",)).is_chance_node()
+
+
+@pytest.mark.rule("11.2")
+def test_11_2_alone_a_sprung_ambush_moves_nobody() -> None:
+    state = ambush_battle(book_with("11.2"))
+    state.apply("ambush S1")
+    state.apply("ambush_roll")
+    state.apply("roll 6")
+    assert state.is_chance_node() and state.place_of("S1") == "1110"
+
+
+def sprung(book: cortes_rules.Rulebook, who: str = "ambush S1") -> GameState:
+    state = ambush_battle(book)
+    state.apply(who)
+    state.apply("ambush_roll")
+    state.apply("roll 6")
+    return state
+
+
+@pytest.mark.rule("11.3")
+def test_11_3_the_ambushers_draw_the_trapped_units_along_their_path() -> None:
+    state = sprung(book_with("11.2", "11.3"))
+    assert "stop" not in texts(state)           # at least one hex
+    assert "lure 1110" not in texts(state)      # never into the Spanish hex
+    state.apply("lure 1112")
+    state.apply("lure 1113")
+    state.apply("lure 1114")
+    assert not any(t.startswith("lure") for t in texts(state))   # three hexes at most
+    assert state.place_of("A1") == "1114" and state.place_of("A11") == "3016"
+    assert state.place_of("S1") == "1113" and state.place_of("S2") == "1110"
+    assert state.attribute("S1", "dragged") == 3
+    # The battle against the trapped unit follows at once; no calling it off.
+    assert texts(state) == ["join A1"]
+    state.apply("join A1")
+    assert "cancel" not in texts(state)
+    state.apply("resolve")
+    assert state.is_chance_node()
+
+
+@pytest.mark.rule("11.3")
+def test_11_3_the_whole_stack_may_be_trapped_and_ambushers_stacked_go_along() -> None:
+    positions = dict(AMBUSH, A12="1111")
+    state = start(book_with("11.2", "11.3"), positions, "aztec_land_combat")
+    state.apply("attack 1110")
+    state.apply("join A1")
+    state.apply("resolve")
+    state.apply("ambush_stack")
+    state.apply("ambush_roll")
+    state.apply("roll 6")
+    state.apply("lure 1112")
+    state.apply("stop")
+    assert state.place_of("A12") == "1112"      # stacked with the knight: it goes along
+    assert state.place_of("S1") == "1111" and state.place_of("S2") == "1111"
+
+
+@pytest.mark.rule("11.3")
+@pytest.mark.parametrize("reading", ["any_path", "straight_line"])
+def test_11_3_the_path_both_ways(reading: str) -> None:
+    state = sprung(book_with("11.2", "11.3", ambush_path=reading))
+    state.apply("lure 1112")
+    bends = {"lure 1012", "lure 1212"} & set(texts(state))
+    assert bool(bends) is (reading == "any_path")
+    assert "lure 1113" in texts(state)
+
+
+@pytest.mark.rule("11.3")
+def test_11_3_off_the_battle_is_fought_where_it_was() -> None:
+    state = sprung(book_with("11.2"))
+    assert state.is_chance_node() and state.place_of("A1") == "1111"
+
+
+@pytest.mark.rule("11.3")
+def test_11_3_no_further_than_the_trapped_units_movement_allows() -> None:
+    # Chinampa city costs 2: infantry (4 MP) is dragged two hexes, not three,
+    # as the clarification's example says.
+    positions = {"S1": "2616", "A1": "2617", "A11": "3016"}
+    state = start(book_with("11.2", "11.3"), positions, "aztec_land_combat")
+    state.apply("attack 2616")
+    state.apply("join A1")
+    state.apply("resolve")
+    state.apply("ambush S1")
+    state.apply("ambush_roll")
+    state.apply("roll 6")
+    state.apply("lure 2618")
+    state.apply("lure 2619")
+    assert texts(state) == ["join A1"]       # no third hex: the battle follows
+    assert state.place_of("S1") == "2618" and state.attribute("S1", "dragged") == 4
+
+
+@pytest.mark.rule("11.10")
+def test_11_10_the_owner_picks_any_unit_even_a_last_step() -> None:
+    from test_10_interphase import split
+    state = split(book_with("11.10"), {"S1": "1110", "S2": "1010", "A1": "3016"})
+    while True:                 # up to the disease roll, the only two-dice roll
+        if state.is_chance_node():
+            if len(state.chance_outcomes()) == 11:
+                break
+            state.apply("roll 3")
+            continue
+        legal = texts(state)
+        state.apply("end" if "end" in legal else legal[0])
+    state.set_attribute("S1", "steps", 1)
+    state.apply("roll 12")
+    state.apply("roll 1")       # one Spanish step
+    assert "lose S1" in texts(state) and "lose S2" in texts(state)   # 8.21 does not bind
+    state.apply("lose S1")
+    assert state.place_of("S1") == "dead.spanish"
