@@ -186,6 +186,14 @@ def test_7_15_fortresses_and_major_fortresses_cost_every_unit_2(book, game, unit
 
 
 @pytest.mark.rule("7.15")
+def test_7_15_a_chart_without_the_major_fortress_row_is_refused_at_load(tmp_path):
+    folder = edited_copy(tmp_path, {"13-tables.rules": (
+        "    row major_fortress        2                          -3\n", "")})
+    refused = refused_rules(folder)
+    assert "major_fortress" in refused["7.15"]
+
+
+@pytest.mark.rule("7.15")
 def test_7_15_a_chart_with_another_fortress_cost_is_refused(wrong_chart):
     assert "fortresses and major fortresses" in wrong_chart["7.15"]
     assert set(wrong_chart) == {"7.9", "7.12", "7.13", "7.14", "7.15"}
