@@ -58,8 +58,8 @@ def test_13_1_a_missing_table_row_is_named_when_play_reaches_it(tmp_path):
     # Without its row, the quagmire's movement cost cannot be read. (A row
     # that a load-time requirement reads, such as major_fortress for 7.15, is
     # refused when the rulebook is loaded: tests/rules/test_07_terrain.py.)
-    folder = broken_copy(tmp_path, "13-tables.rules",
-                         "    row quagmire              prohibited                 prohibited\n", "")
+    row = "    row quagmire              prohibited                 prohibited\n"
+    folder = broken_copy(tmp_path, "13-tables.rules", row, "")
     book = cortes_rules.load(folder)
     state = book.new_game(positions={"S1": "3022"})   # next to the quagmire (3023)
     before = fingerprint(state)

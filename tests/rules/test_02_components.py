@@ -190,6 +190,17 @@ def test_2_8_unit_types_give_side_and_traits(book):
     assert not state.evaluate("u is leader", u="A1")
 
 
+@pytest.mark.rule("2.14")
+def test_2_14_spanish_means_cortes_and_units_1_28_allies_units_29_48(book):
+    state = book.new_game()
+    european = {u for u in book.unit_ids if state.evaluate("u is european", u=u)}
+    allies = {u for u in book.unit_ids if state.evaluate("u is ally", u=u)}
+    assert european == {"Cortes"} | {f"S{n}" for n in range(1, 29)}
+    assert allies == {f"S{n}" for n in range(29, 49)}
+    aztec = {u for u in book.unit_ids if state.evaluate("u.side == aztec", u=u)}
+    assert aztec == {"Cuauhtemoc"} | {f"A{n}" for n in range(1, 54)}
+
+
 @pytest.mark.rule("2.9")
 def test_2_9_the_combat_factor_is_what_a_unit_attacks_and_defends_with(game, battle):
     state = game({"S1": "1110", "S9": "1110", "A1": "1111"}, phase="spanish_land_combat",
