@@ -77,12 +77,17 @@ def game_specs() -> list[GameSpec]:
     return specs
 
 
-def side_of(unit_id: str) -> str:
-    """The side of a unit, by the rulebook's naming: S<n> and Cortes are Spanish."""
+def side_of(unit_id: str) -> str | None:
+    """The side of a unit, by the rulebook's naming: S<n> and Cortes are Spanish.
+
+    The two markers of 2.13 (``Marker1``, ``Marker2``) belong to no side.
+    """
     if unit_id == "Cortes" or unit_id.startswith("S"):
         return "spanish"
     if unit_id == "Cuauhtemoc" or unit_id.startswith("A"):
         return "aztec"
+    if unit_id.startswith("Marker"):
+        return None
     raise ValueError(f"cannot tell the side of unit {unit_id!r}")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cortes_rules import Action, IllegalActionError
+from cortes_rules import Action, IllegalActionError, StartError
 
 HEX = "1110"  # a clear mainland hex with clear neighbours
 
@@ -307,3 +307,26 @@ def test_6_7_opponent_removes_the_fewest_units(book):
     state.apply("remove S3")
     assert state.phase == "spanish_land_combat"
     assert set(state.pieces_at("1110")) == {"S29", "S30"}
+
+
+# ------------------------------------------------------------------ 6.5
+@pytest.mark.rule("6.5")
+def test_6_5_the_limits_bind_land_hexes_only(book):
+    # Lake zones are not places of the game yet; what 6.5 needs of the engine
+    # today is that the limits are enforced in hexes and nowhere else. Every
+    # Aztec warrior in one place that is not a hex is a legal start...
+    warriors = {f"A{n}": "dead.aztec" for n in range(11, 54)}
+    state = book.new_game(positions=warriors | {"A1": "dead.aztec", "A2": "dead.aztec"})
+    assert len(state.pieces_at("dead.aztec")) == 45
+    # ...while two of them in one land hex break 6.4 at once.
+    with pytest.raises(StartError) as caught:
+        book.new_game(positions={"A11": HEX, "A12": HEX})
+    assert [rule for rule, _ in caught.value.reasons] == ["6.4"]
+
+
+@pytest.mark.rule("6.5")
+def test_6_5_any_number_of_gunboats_break_no_limit(book):
+    # Any number of gunboats may share a zone: no stacking clause counts them
+    # (not the five infantry and cavalry of 6.2, not the allies' 6.3).
+    boats = [f"S{n}" for n in range(12, 25)]
+    assert broken(place(book, boats), HEX, "spanish") == []
