@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import cortes_rules
 from cortes_rules.dsl import ir
+from positions import GARRISON
 
 # Spanish-side units by number (2.6), and the step count 2.10 gives each.
 EUROPEAN_LAND = range(1, 12)       # infantry or cavalry commands, 4 steps
@@ -235,7 +236,7 @@ def test_2_10_every_unit_starts_at_full_strength(book):
 
 @pytest.mark.rule("2.11")
 def test_2_11_the_movement_factor_is_the_points_a_unit_may_spend(game, book):
-    state = game({"A11": "1110"}, phase="aztec_land_movement")
+    state = game({**GARRISON, "A11": "1110"}, phase="aztec_land_movement")
     allowance = state.evaluate("u.move", u="A11")
     assert allowance == 4
     path = ["1111", "1112", "1113", "1114", "1115"]

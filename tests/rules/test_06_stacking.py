@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cortes_rules import Action, IllegalActionError, StartError
+from positions import GARRISON
 
 HEX = "1110"  # a clear mainland hex with clear neighbours
 
@@ -220,7 +221,7 @@ def test_6_7_moving_another_stack_ends_the_first_and_triggers_removal(book):
 
 @pytest.mark.rule("6.7")
 def test_6_7_aztec_overstack_is_removed_by_the_spanish(book):
-    state = book.new_game(positions={"A11": "1110", "A12": "1111"})
+    state = book.new_game(positions={**GARRISON, "A11": "1110", "A12": "1111"})
     while state.phase != "aztec_land_movement":
         state.apply("end")
     state.apply("move A12 1110")

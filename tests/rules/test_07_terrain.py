@@ -18,6 +18,7 @@ import cortes_rules
 from cortes_rules import RulesCheckError
 from cortes_rules._resources import data_dir
 from cortes_rules.dsl import ir
+from positions import GARRISON
 
 NATURAL = {"clear", "quagmire"}
 ARTIFICIAL = {"dry_land_city", "chinampa_city", "temple_complex", "fortress",
@@ -27,7 +28,7 @@ ARTIFICIAL = {"dry_land_city", "chinampa_city", "temple_complex", "fortress",
 def spent_entering(game, unit: str, origin: str, target: str) -> int:
     phase = "aztec_land_movement" if unit.startswith(("A", "Cuauhtemoc")) else \
         "spanish_land_movement"
-    state = game({unit: origin}, phase=phase)
+    state = game({**GARRISON, unit: origin}, phase=phase)
     state.apply(f"move {unit} {target}")
     assert state.place_of(unit) == target
     return int(state.attribute(unit, "spent"))
