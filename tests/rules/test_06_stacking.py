@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import cortes_rules
 from cortes_rules import Action, IllegalActionError, StartError
 from positions import GARRISON
 
@@ -331,3 +332,27 @@ def test_6_5_any_number_of_gunboats_break_no_limit(book):
     # (not the five infantry and cavalry of 6.2, not the allies' 6.3).
     boats = [f"S{n}" for n in range(12, 25)]
     assert broken(place(book, boats), HEX, "spanish") == []
+
+
+@pytest.mark.rule("6.7", "5.2")
+@pytest.mark.parametrize(("reading", "removable"), [
+    ("kept", ["remove S29", "remove S30"]),  # the two allies go, never Cortés
+    ("removable", ["remove Cortes"]),        # the fewest units: Cortés alone
+])
+def test_6_7_overstack_removal_and_leaders_both_ways(reading, removable):
+    book = cortes_rules.load("cortes", readings={"overstack_leaders": reading})
+    # Cortés ends his move on an allied band and its regular unit: Europeans
+    # never stack with allies (6.2), so the hex is over the limits.
+    state = book.new_game(positions={**GARRISON, "Cortes": "1110", "S29": "1111",
+                                     "S30": "1111"})
+    state.apply("move Cortes 1111")
+    state.apply("end")
+    assert state.current_player == "aztec"
+    assert sorted(str(a) for a in state.legal_actions()) == removable
+    state.apply(removable[0])
+    if reading == "removable":
+        assert state.place_of("Cortes") == "dead.spanish"
+    else:
+        state.apply(removable[1])
+        assert state.place_of("Cortes") == "1111"
+        assert state.pieces_at("1111") == ["Cortes"]
