@@ -15,12 +15,12 @@ always gives the same game.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .api import Rulebook, load
-from .engine.machine import Outcome
+from .engine.machine import GameState, Outcome
 from .errors import CortesRulesError
 
 #: The set-up a game starts from when none is named, if the rulebook has it
@@ -83,8 +83,8 @@ def parse_options(text: str | None) -> list[str]:
 
 def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
              options: str | Iterable[str] = (), max_turns: int = 20,
-             setup: str | None = None, max_decisions: int = MAX_DECISIONS
-             ) -> SelfPlayResult:
+             setup: str | None = None, max_decisions: int = MAX_DECISIONS,
+             after_each: Callable[[GameState], None] | None = None) -> SelfPlayResult:
     """Play one game with uniformly random legal choices for every player.
 
     Args:
@@ -98,6 +98,9 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
             game starts from ``historical`` if the rulebook has it, else its
             first set-up.
         max_decisions: give up (an error) after this many decisions.
+        after_each: called with the state after the set-up and after every
+            action (decision or chance), e.g. to check invariants; what it
+            raises propagates.
 
     Raises:
         CortesRulesError: bad options, set-up or limits; a rulebook that
@@ -121,10 +124,14 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
     result = SelfPlayResult(book.name, seed, setup, tuple(_ordered(book.program.options)),
                             max_turns, moves_by_player={p: 0 for p in book.players})
     choose = random.Random(seed)
+    if after_each is not None:
+        after_each(state)
     while not state.is_terminal() and state.turn <= max_turns:
         if state.is_chance_node():
             state.apply_chance()
             result.chance_events += 1
+            if after_each is not None:
+                after_each(state)
             continue
         player = state.current_player
         ids = state.legal_action_ids()
@@ -136,6 +143,8 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
             raise CortesRulesError(f"seed {seed}: still in turn {state.turn} after "
                                    f"{result.decisions} decisions; abandoned")
         state.apply(ids[choose.randrange(len(ids))])
+        if after_each is not None:
+            after_each(state)
         result.decisions += 1
         if player is not None:
             result.moves_by_player[player] = result.moves_by_player.get(player, 0) + 1

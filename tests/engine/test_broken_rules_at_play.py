@@ -55,15 +55,17 @@ def test_8_19_results_read_by_one_side_twice_are_refused_at_load(tmp_path):
 
 @pytest.mark.rule("13.1")
 def test_13_1_a_missing_table_row_is_named_when_play_reaches_it(tmp_path):
-    # Without its row, the major fortress's movement cost cannot be read.
-    folder = broken_copy(tmp_path, "13-tables.rules",
-                         "    row major_fortress        2                          -3\n", "")
+    # Without its row, the quagmire's movement cost cannot be read. (A row
+    # that a load-time requirement reads, such as major_fortress for 7.15, is
+    # refused when the rulebook is loaded: tests/rules/test_07_terrain.py.)
+    row = "    row quagmire              prohibited                 prohibited\n"
+    folder = broken_copy(tmp_path, "13-tables.rules", row, "")
     book = cortes_rules.load(folder)
-    state = book.new_game(positions={"S1": "1222"})   # next to Chapultepec (1322)
+    state = book.new_game(positions={"S1": "3022"})   # next to the quagmire (3023)
     before = fingerprint(state)
     with pytest.raises(RulesRuntimeError) as caught:
         state.legal_action_ids()
-    assert "major_fortress" in str(caught.value) and "[rule 7.7]" in str(caught.value)
+    assert "quagmire" in str(caught.value) and "[rule 7.7]" in str(caught.value)
     assert fingerprint(state) == before
 
 
@@ -90,7 +92,8 @@ def test_4_2_a_turn_sequence_in_which_nothing_happens_is_refused_at_load(tmp_pat
     text = (folder / "04-sequence.rules").read_text(encoding="utf-8")
     (folder / "04-sequence.rules").write_text(text.replace(" does movement", "")
                                               .replace(" does combat", "")
-                                              .replace(" does end_of_game_turn", ""),
+                                              .replace(" does end_of_game_turn", "")
+                                              .replace(" does spanish_land_combat_phase", ""),
                                               encoding="utf-8")
     with pytest.raises(RulesCheckError) as caught:
         cortes_rules.load(folder)

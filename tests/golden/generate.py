@@ -19,7 +19,10 @@ Three kinds of games:
   so that the files stay small (a historical state has some 130 legal actions);
 * ``random-NN``: 3-8 units a side on random hexes of one 8x8 block of the map,
   one unit per hex, so that they meet and fight; two game turns, cut at a
-  ply cap.
+  ply cap;
+* ``full-beginner-NN``, ``full-veteran-NN``: whole games with each preset of
+  optional rules, from the set-up stage (3.1-3.3) to the end of the game or
+  the end of game turn 20; their legal lines are digests (golden.py).
 """
 
 from __future__ import annotations
@@ -42,8 +45,16 @@ import golden  # noqa: E402
 
 #: The chance that a player ends the phase when "end" is legal.
 P_END = 0.12
+#: Full games: the chance that a player who may attack does so at once.
+P_ATTACK = 0.6
+#: Full games: the chance that the Spanish player splits for an interphase (4.3).
+P_SPLIT = 0.15
 #: The chance that the attacker calls off an open battle when he may.
 P_CANCEL = 0.1
+
+#: Full games: the 20-turn cap of issue 6, and a ply cap far beyond any game.
+FULL_TURNS = 20
+FULL_PLY_CAP = 100_000
 
 #: Units that never stand on a land hex: the gunboats (2.8, 7.19).
 LAKE_ONLY = frozenset(f"S{n}" for n in range(12, 25))
@@ -65,6 +76,7 @@ class GameSpec:
     turn_limit: int
     ply_cap: int
     random_positions: bool = False
+    options: str | None = None
 
 
 def game_specs() -> list[GameSpec]:
@@ -74,15 +86,23 @@ def game_specs() -> list[GameSpec]:
               for i in range(1, 11)]
     specs += [GameSpec(f"random-{i:02d}", None, 300 + i, 2, 150, random_positions=True)
               for i in range(1, 17)]
+    specs += [GameSpec(f"full-{preset}-{i:02d}", None, base + i, FULL_TURNS, FULL_PLY_CAP,
+                       options=preset)
+              for preset, base in (("beginner", 400), ("veteran", 500)) for i in range(1, 3)]
     return specs
 
 
-def side_of(unit_id: str) -> str:
-    """The side of a unit, by the rulebook's naming: S<n> and Cortes are Spanish."""
+def side_of(unit_id: str) -> str | None:
+    """The side of a unit, by the rulebook's naming: S<n> and Cortes are Spanish.
+
+    The two markers of 2.13 (``Marker1``, ``Marker2``) belong to no side.
+    """
     if unit_id == "Cortes" or unit_id.startswith("S"):
         return "spanish"
     if unit_id == "Cuauhtemoc" or unit_id.startswith("A"):
         return "aztec"
+    if unit_id.startswith("Marker"):
+        return None
     raise ValueError(f"cannot tell the side of unit {unit_id!r}")
 
 
@@ -122,6 +142,23 @@ def random_positions(book: cortes_rules.Rulebook, seed: int,
     raise RuntimeError(f"no random positions found for seed {seed}")
 
 
+def choose_full(rng: random.Random, legal: tuple[str, ...]) -> str:
+    """The random player of the full games: as :func:`choose`, but spoiling for a fight.
+
+    Placed apart at the set-up (3.3), ending phases at random and splitting
+    for an interphase (which redeploys everyone far apart) every other turn,
+    uniform players hardly ever meet; here a player who may open a battle
+    does so with chance P_ATTACK before anything else, and the Spanish
+    player asks for an interphase with chance P_SPLIT only.
+    """
+    attacks = [a for a in legal if a.startswith("attack ")]
+    if attacks and rng.random() < P_ATTACK:
+        return rng.choice(attacks)
+    if "split" in legal and "play_on" in legal:  # an interphase sends everyone home
+        return "split" if rng.random() < P_SPLIT else "play_on"
+    return choose(rng, legal)
+
+
 def choose(rng: random.Random, legal: tuple[str, ...]) -> str:
     """The random player.
 
@@ -143,26 +180,29 @@ def choose(rng: random.Random, legal: tuple[str, ...]) -> str:
 def play(book: cortes_rules.Rulebook, spec: GameSpec, positions: Mapping[str, str]
          ) -> golden.Trace:
     header = golden.Header(spec.name, spec.setup, spec.seed, spec.turn_limit, spec.ply_cap,
-                           dict(positions))
+                           dict(positions), spec.options,
+                           "digest" if spec.options else "full")
     state = golden.new_game(book, header)
     rng = random.Random(spec.seed)
     plies = []
     while not state.is_terminal() and len(plies) < spec.ply_cap:
         turn, to_act, phase, legal = golden.observe(state)
+        recorded = legal if header.legal_form == "full" else (golden.digest(legal),)
         if not legal:
             raise RuntimeError(f"{spec.name}: no legal action at ply {len(plies) + 1}")
-        chosen = None if state.is_chance_node() else choose(rng, legal)
+        policy = choose_full if spec.options else choose
+        chosen = None if state.is_chance_node() else policy(rng, legal)
         action, log = golden.apply_and_log(state, chosen)
-        plies.append(golden.Ply(len(plies) + 1, turn, to_act, phase, legal, action, log))
+        plies.append(golden.Ply(len(plies) + 1, turn, to_act, phase, recorded, action, log))
     return golden.Trace(header, tuple(plies), golden.ending(state),
-                        golden.finals(state, book.unit_ids))
+                        golden.finals(state, book.unit_ids), golden.outcome_lines(state))
 
 
 def kind_of(name: str) -> str:
     return name.rsplit("-", 1)[0]
 
 
-KINDS = ("end", "move", "attack", "join", "resolve", "cancel", "roll", "lose", "advance",
+KINDS = ("place", "end", "move", "attack", "join", "resolve", "cancel", "roll", "lose", "advance",
          "stop", "remove")
 
 

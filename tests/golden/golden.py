@@ -27,12 +27,20 @@ the engine's behaviour shows up as a readable ``git diff``::
 
 The header gives everything ``Rulebook.new_game`` needs: ``setup`` is a set-up
 name or ``none``; ``positions`` (only when the game adds its own units) lists
-``unit@hex`` pairs. Each ply gives the state before the action (game turn,
+``unit@hex`` pairs; ``options`` (only when some are on) names the optional
+rules the rulebook is loaded with (a preset such as ``veteran``, or rule
+numbers separated by commas); ``legal-form digest`` (full games only) says
+that each ``legal`` line holds ``#COUNT DIGEST`` (how many legal actions
+there are and the first 12 hex digits of the SHA-256 of their texts, in order,
+joined by " | ") instead of the list itself, which would make a full game's
+trace tens of megabytes. Each ply gives the state before the action (game turn,
 side to act, or ``chance`` at a dice roll, phase and the legal actions in the
 engine's order), the action taken and every log entry the action added. The
 trace ends with ``end terminal`` (the game is over) or ``end cap`` (the ply
-cap was reached first) and one ``final`` line per unit: its hex, or ``off``
-when it is not on the map, and its steps.
+cap was reached first); a finished game then gives its ``outcome`` (winners,
+or ``none``, and the reason) and one ``detail`` line per thing the ending
+reports (a level of victory, loss points by cause); last comes one ``final``
+line per unit: its place, or ``off`` when it is in none, and its steps.
 
 Only the public API is used, so that a rewritten engine can replay the
 traces; :func:`unit_place_and_steps` is the one place that reads a unit's
@@ -42,6 +50,7 @@ state, for a later engine to adapt.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -61,6 +70,7 @@ BANNER = (f"# Golden trace, written by tests/golden/generate.py from the engine 
 LEGAL_SEPARATOR = " | "
 OFF_MAP = "off"
 ENDINGS = ("terminal", "cap")
+LEGAL_FORMS = ("full", "digest")
 
 
 class TraceFormatError(ValueError):
@@ -78,6 +88,8 @@ class Header:
     turn_limit: int
     ply_cap: int
     positions: Mapping[str, str] = field(default_factory=dict)
+    options: str | None = None
+    legal_form: str = "full"
 
     def lines(self) -> list[str]:
         lines = [f"game {self.game}", f"setup {self.setup or 'none'}"]
@@ -85,6 +97,10 @@ class Header:
             pairs = " ".join(f"{u}@{h}" for u, h in sorted(self.positions.items(),
                                                            key=lambda item: unit_key(item[0])))
             lines.append(f"positions {pairs}")
+        if self.options:
+            lines.append(f"options {self.options}")
+        if self.legal_form != "full":
+            lines.append(f"legal-form {self.legal_form}")
         lines += [f"seed {self.seed}", f"turn-limit {self.turn_limit}",
                   f"ply-cap {self.ply_cap}"]
         return lines
@@ -130,13 +146,18 @@ class Trace:
     plies: tuple[Ply, ...]
     end: str
     finals: tuple[Final, ...]
+    outcome: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         lines = [BANNER, *self.header.lines()]
         for ply in self.plies:
             lines += ["", *ply.lines()]
-        lines += ["", f"end {self.end}", *(final.line() for final in self.finals)]
+        lines += ["", *self.end_lines()]
         return lines
+
+    def end_lines(self) -> list[str]:
+        """The ``end`` line, the outcome and detail lines, and the final lines."""
+        return [f"end {self.end}", *self.outcome, *(final.line() for final in self.finals)]
 
 
 def _line(key: str, value: str) -> str:
@@ -226,12 +247,17 @@ def parse_trace(text: str, name: str = "<trace>") -> Trace:
         if not sep or not unit or not hex_id:
             raise TraceFormatError(f"{name}: bad position {pair!r} (expected unit@hex)")
         positions[unit] = hex_id
+    options = take("options", optional=True)
+    legal_form = take("legal-form", optional=True) or "full"
+    if legal_form not in LEGAL_FORMS:
+        raise TraceFormatError(f"{name}: legal-form must be one of {LEGAL_FORMS}, "
+                               f"not {legal_form!r}")
     seed = _int(take("seed") or "", f"{name} seed")
     turn_limit = _int(take("turn-limit") or "", f"{name} turn-limit")
     ply_cap = _int(take("ply-cap") or "", f"{name} ply-cap")
     assert game is not None and setup is not None
     header = Header(game, None if setup == "none" else setup, seed, turn_limit, ply_cap,
-                    positions)
+                    positions, options or None, legal_form)
 
     plies: list[Ply] = []
     while (number := take("ply", optional=True)) is not None:
@@ -252,6 +278,9 @@ def parse_trace(text: str, name: str = "<trace>") -> Trace:
     end = take("end")
     if end not in ENDINGS:
         raise TraceFormatError(f"{name}: the end line must be one of {ENDINGS}, not {end!r}")
+    outcome = []
+    if (found := take("outcome", optional=True)) is not None:
+        outcome = [f"outcome {found}", *(f"detail {d}" for d in take_all("detail"))]
     finals = []
     for value in take_all("final"):
         parts = value.split()
@@ -263,7 +292,7 @@ def parse_trace(text: str, name: str = "<trace>") -> Trace:
     if at != len(lines):
         n, line = lines[at]
         raise TraceFormatError(f"{where(n)}: unexpected line {line!r}")
-    return Trace(header, tuple(plies), end, tuple(finals))
+    return Trace(header, tuple(plies), end, tuple(finals), tuple(outcome))
 
 
 def read_trace(path: Path) -> Trace:
@@ -275,10 +304,31 @@ def trace_files(directory: Path = TRACES) -> list[Path]:
 
 
 # ------------------------------------------------------------------ the engine side
+_BOOKS: dict[str, Any] = {}
+
+
+def book_for(header: Header, default: Any) -> Any:
+    """The rulebook a trace is played with: ``default``, or Cortés with the header's options."""
+    if not header.options:
+        return default
+    if header.options not in _BOOKS:
+        import cortes_rules
+
+        _BOOKS[header.options] = cortes_rules.load("cortes", options=header.options)
+    return _BOOKS[header.options]
+
+
 def new_game(book: Any, header: Header) -> Any:
     """Start the game a header describes (public API only)."""
-    return book.new_game(seed=header.seed, setup=header.setup,
-                         positions=dict(header.positions), turn_limit=header.turn_limit)
+    return book_for(header, book).new_game(seed=header.seed, setup=header.setup,
+                                           positions=dict(header.positions),
+                                           turn_limit=header.turn_limit)
+
+
+def digest(legal: Sequence[str]) -> str:
+    """``#COUNT DIGEST`` for a list of legal action texts (``legal-form digest``)."""
+    text = LEGAL_SEPARATOR.join(legal)
+    return f"#{len(legal)} {hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
 
 
 def unit_place_and_steps(state: Any, unit_id: str) -> tuple[str | None, int]:
@@ -290,13 +340,18 @@ def unit_place_and_steps(state: Any, unit_id: str) -> tuple[str | None, int]:
     return state.place_of(unit_id), state.attribute(unit_id, "steps")
 
 
-def observe(state: Any) -> tuple[int, str, str, tuple[str, ...]]:
-    """``(turn, side to act or "chance", phase, legal action texts)`` of a live state."""
+def observe(state: Any, legal_form: str = "full") -> tuple[int, str, str, tuple[str, ...]]:
+    """``(turn, side to act or "chance", phase, legal action texts)`` of a live state.
+
+    With ``legal_form="digest"`` the legal actions are one text, their :func:`digest`.
+    """
     to_act = state.current_player
     if to_act is None:
         raise TraceFormatError("a finished game has no side to act")
-    return (state.turn, str(to_act), state.phase,
-            tuple(str(action) for action in state.legal_actions()))
+    legal = tuple(str(action) for action in state.legal_actions())
+    if legal_form == "digest":
+        legal = (digest(legal),)
+    return (state.turn, str(to_act), state.phase, legal)
 
 
 def apply_and_log(state: Any, action: Any) -> tuple[str, tuple[str, ...]]:
@@ -324,6 +379,16 @@ def finals(state: Any, unit_ids: Iterable[str]) -> tuple[Final, ...]:
 
 def ending(state: Any) -> str:
     return "terminal" if state.is_terminal() else "cap"
+
+
+def outcome_lines(state: Any) -> tuple[str, ...]:
+    """``outcome WINNERS; REASON`` and ``detail NAME VALUE`` lines of a finished game."""
+    outcome = state.outcome()
+    if outcome is None:
+        return ()
+    winners = ",".join(outcome.winners) or "none"
+    return (_line("outcome", f"{winners}; {outcome.reason}"),
+            *(_line("detail", f"{name} {value}") for name, value in outcome.details.items()))
 
 
 # ------------------------------------------------------------------ reporting

@@ -39,6 +39,8 @@ def _first_divergence(book, path: Path) -> int | None:
     trace = golden.parse_trace(path.read_text(encoding="utf-8"), path.name)
     state = golden.new_game(book, trace.header)
     for ply in trace.plies:
+        if state.is_terminal():  # the game is over where the old trace played on
+            return ply.number
         turn, to_act, phase, legal = golden.observe(state)
         actual = golden.Ply(ply.number, turn, to_act, phase, legal, ply.action, ply.log)
         if actual.before_lines() != ply.before_lines():

@@ -33,9 +33,23 @@ def _fail(path_name: str, where: str, expected: list[str], actual: list[str]) ->
 @pytest.mark.rule("4.2")
 def test_the_traces_are_there():
     kinds = {path.stem.rsplit("-", 1)[0] for path in FILES}
-    assert len(FILES) >= 40 and kinds == {"demo", "historical", "random"}, (
-        f"expected at least 40 traces of three kinds in {golden.TRACES}; "
+    assert len(FILES) >= 40 and kinds == {"demo", "historical", "random", "full-beginner",
+                                          "full-veteran"}, (
+        f"expected at least 40 traces of five kinds in {golden.TRACES}; "
         "run tests/golden/generate.py")
+
+
+@pytest.mark.rule("3.1", "4.1", "5.3")
+def test_full_games_run_from_the_set_up_stage_to_their_end_with_each_preset():
+    full = [golden.read_trace(path) for path in FILES if path.stem.startswith("full-")]
+    for preset in ("beginner", "veteran"):
+        games = [t for t in full if t.header.options == preset]
+        assert len(games) >= 2, f"expected two full {preset} games"
+        for trace in games:
+            assert trace.header.setup is None and trace.plies[0].phase.endswith("set_up")
+            assert trace.header.turn_limit == 20 and trace.header.legal_form == "digest"
+            # To the end: a finished game, or the 20-turn cap reached.
+            assert (trace.end == "terminal" and trace.outcome) or trace.plies[-1].turn == 20
 
 
 @pytest.mark.rule("4.2")
@@ -50,11 +64,12 @@ def test_golden_trace(book, path):
                     pytrace=False)
 
     state = golden.new_game(book, trace.header)
+    form = trace.header.legal_form
     for ply in trace.plies:
         where = f"ply {ply.number}"
         if state.is_terminal():
             _fail(path.name, where, ply.lines(), [f"ply {ply.number}", "(the game is over)"])
-        turn, to_act, phase, legal = golden.observe(state)
+        turn, to_act, phase, legal = golden.observe(state, form)
         actual = golden.Ply(ply.number, turn, to_act, phase, legal, ply.action, ply.log)
         if actual.before_lines() != ply.before_lines():
             _fail(path.name, where, ply.before_lines(), actual.before_lines())
@@ -70,10 +85,11 @@ def test_golden_trace(book, path):
                    *(f"log {entry}" for entry in log)])
 
     units = [final.unit for final in trace.finals]
-    expected_end = [f"end {trace.end}", *(final.line() for final in trace.finals)]
-    actual_end = [f"end {golden.ending(state)}",
-                  *(final.line() for final in golden.finals(state, units))]
-    if sorted(units) != sorted(book.unit_ids):
-        actual_end += [f"(the rulebook's units: {' '.join(sorted(book.unit_ids))})"]
+    expected_end = trace.end_lines()
+    actual_end = golden.Trace(trace.header, (), golden.ending(state),
+                              golden.finals(state, units), golden.outcome_lines(state)).end_lines()
+    played_with = golden.book_for(trace.header, book)
+    if sorted(units) != sorted(played_with.unit_ids):
+        actual_end += [f"(the rulebook's units: {' '.join(sorted(played_with.unit_ids))})"]
     if expected_end != actual_end:
         _fail(path.name, f"the end after ply {len(trace.plies)}", expected_end, actual_end)

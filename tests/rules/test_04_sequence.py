@@ -9,6 +9,7 @@ import pytest
 
 import cortes_rules
 from cortes_rules import GameState
+from positions import GARRISON
 
 #: Every phase of a game turn, in order (4.2), the declaration last.
 PHASES = ["spanish_lake_movement", "spanish_land_movement", "spanish_lake_combat",
@@ -105,8 +106,8 @@ def test_4_3_a_split_with_no_condition_goes_straight_to_the_interphase(book) -> 
     ({"S1": "3010", "A1": "3016"}, "2"),            # a Spanish unit on a causeway hex
     ({"S1": "2909", "A1": "3016"}, "2"),            # a Spanish unit in Tenochtitlan
     ({"S30": "2910", "A1": "3016"}, "2"),           # an Indian ally counts: the whole side
-    ({"S1": "1110", "A1": "1210"}, "3"),            # an Aztec unit on the mainland
-    ({"S1": "1110", "A1": "2543"}, "3"),            # Acachinango is land outside the city
+    ({**GARRISON, "S1": "1110", "A1": "1210"}, "3"),  # an Aztec unit on the mainland
+    ({**GARRISON, "S1": "1110", "A1": "2543"}, "3"),  # Acachinango: land outside the city
 ])
 def test_4_4_each_map_condition_lets_the_aztec_player_object(book, positions, condition) -> None:
     state = at_declaration(book, positions)
@@ -118,8 +119,8 @@ def test_4_4_each_map_condition_lets_the_aztec_player_object(book, positions, co
 
 @pytest.mark.rule("4.4")
 @pytest.mark.parametrize("positions", [
-    {"S1": "1110", "A1": "3010"},                    # an Aztec unit on a causeway hex
-    {"S1": "1110", "A1": "zone.9"},                  # an Aztec unit in a lake zone
+    {**GARRISON, "S1": "1110", "A1": "3010"},        # an Aztec unit on a causeway hex
+    {**GARRISON, "S1": "1110", "A1": "zone.9"},      # an Aztec unit in a lake zone
     {"S1": "1110", "A1": "3016", "S12": "zone.5"},   # a gunboat beside the city
     {"Cortes": "3010", "S1": "1110", "A1": "3016"},  # a leader is not a unit
 ])

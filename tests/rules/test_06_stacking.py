@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cortes_rules import Action, IllegalActionError
+import cortes_rules
+from cortes_rules import Action, IllegalActionError, StartError
+from positions import GARRISON
 
 HEX = "1110"  # a clear mainland hex with clear neighbours
 
@@ -220,7 +222,7 @@ def test_6_7_moving_another_stack_ends_the_first_and_triggers_removal(book):
 
 @pytest.mark.rule("6.7")
 def test_6_7_aztec_overstack_is_removed_by_the_spanish(book):
-    state = book.new_game(positions={"A11": "1110", "A12": "1111"})
+    state = book.new_game(positions={**GARRISON, "A11": "1110", "A12": "1111"})
     while state.phase != "aztec_land_movement":
         state.apply("end")
     state.apply("move A12 1110")
@@ -307,3 +309,50 @@ def test_6_7_opponent_removes_the_fewest_units(book):
     state.apply("remove S3")
     assert state.phase == "spanish_land_combat"
     assert set(state.pieces_at("1110")) == {"S29", "S30"}
+
+
+# ------------------------------------------------------------------ 6.5
+@pytest.mark.rule("6.5")
+def test_6_5_the_limits_bind_land_hexes_only(book):
+    # Lake zones are not places of the game yet; what 6.5 needs of the engine
+    # today is that the limits are enforced in hexes and nowhere else. Every
+    # Aztec warrior in one place that is not a hex is a legal start...
+    warriors = {f"A{n}": "dead.aztec" for n in range(11, 54)}
+    state = book.new_game(positions=warriors | {"A1": "dead.aztec", "A2": "dead.aztec"})
+    assert len(state.pieces_at("dead.aztec")) == 45
+    # ...while two of them in one land hex break 6.4 at once.
+    with pytest.raises(StartError) as caught:
+        book.new_game(positions={"A11": HEX, "A12": HEX})
+    assert [rule for rule, _ in caught.value.reasons] == ["6.4"]
+
+
+@pytest.mark.rule("6.5")
+def test_6_5_any_number_of_gunboats_break_no_limit(book):
+    # Any number of gunboats may share a zone: no stacking clause counts them
+    # (not the five infantry and cavalry of 6.2, not the allies' 6.3).
+    boats = [f"S{n}" for n in range(12, 25)]
+    assert broken(place(book, boats), HEX, "spanish") == []
+
+
+@pytest.mark.rule("6.7", "5.2")
+@pytest.mark.parametrize(("reading", "removable"), [
+    ("kept", ["remove S29", "remove S30"]),  # the two allies go, never Cortés
+    ("removable", ["remove Cortes"]),        # the fewest units: Cortés alone
+])
+def test_6_7_overstack_removal_and_leaders_both_ways(reading, removable):
+    book = cortes_rules.load("cortes", readings={"overstack_leaders": reading})
+    # Cortés ends his move on an allied band and its regular unit: Europeans
+    # never stack with allies (6.2), so the hex is over the limits.
+    state = book.new_game(positions={**GARRISON, "Cortes": "1110", "S29": "1111",
+                                     "S30": "1111"})
+    state.apply("move Cortes 1111")
+    state.apply("end")
+    assert state.current_player == "aztec"
+    assert sorted(str(a) for a in state.legal_actions()) == removable
+    state.apply(removable[0])
+    if reading == "removable":
+        assert state.place_of("Cortes") == "dead.spanish"
+    else:
+        state.apply(removable[1])
+        assert state.place_of("Cortes") == "1111"
+        assert state.pieces_at("1111") == ["Cortes"]

@@ -10,6 +10,7 @@ import strategies as S
 
 import cortes_rules
 from cortes_rules import Action, IllegalActionError
+from positions import GARRISON
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,7 +89,7 @@ def test_7_2_units_of_one_stack_may_split_and_move_in_turn(game):
 
 @pytest.mark.rule("7.2")
 def test_7_2_unused_points_are_lost_at_phase_end(game):
-    state = game({"S1": "1110"})
+    state = game({**GARRISON, "S1": "1110"})
     state.apply("move S1 1111")
     to = state.phase
     state.apply("end")
@@ -173,9 +174,9 @@ def test_7_4_cannons_never_move_on_their_own(game):
 # ------------------------------------------------------------------ 7.5
 @pytest.mark.rule("7.5")
 def test_7_5_no_entry_into_an_enemy_hex(game):
-    state = game({"S1": "1110", "A11": "1111"})
+    state = game({**GARRISON, "S1": "1110", "A11": "1111"})
     assert rejected(state, "move S1 1111") == ("7.5",)
-    state = game({"S1": "1110", "A11": "1111"}, phase="aztec_land_movement")
+    state = game({**GARRISON, "S1": "1110", "A11": "1111"}, phase="aztec_land_movement")
     assert rejected(state, "move A11 1110") == ("7.5",)
 
 
@@ -251,7 +252,7 @@ def test_7_13_cavalry_enters_chinampa_along_a_causeway(book, game):
 # ------------------------------------------------------------------ 7.16
 @pytest.mark.rule("7.16")
 def test_7_16_causeway_rate_is_1_for_aztecs_and_2_for_spanish(game):
-    state = game({"A11": "2910"}, phase="aztec_land_movement")
+    state = game({**GARRISON, "A11": "2910"}, phase="aztec_land_movement")
     state.apply("move A11 3011")
     entry = S.move_entry(state.log, "A11")
     assert (S.move_cost(entry), entry.rules) == (1, ("7.16", "13.1"))
@@ -270,7 +271,7 @@ def test_7_16_causeway_rate_is_1_for_aztecs_and_2_for_spanish(game):
 def test_7_16_stepping_off_a_causeway_costs_the_terrain_entered(game):
     # The causeway rate is for going from causeway hex to causeway hex. 2910 ->
     # 2810 crosses a causeway hexside, but 2810 is the Tlatelolco temple (2 MP).
-    state = game({"A11": "2910"}, phase="aztec_land_movement")
+    state = game({**GARRISON, "A11": "2910"}, phase="aztec_land_movement")
     entry = S.try_move(state, "A11", "2810")
     assert (S.move_cost(entry), entry.rules) == (2, ("7.7", "13.1"))
     state = game({"S1": "1305"})  # the end of the Tlacopan causeway onto clear 1205
@@ -324,7 +325,7 @@ def test_7_16_causeway_hexes_are_left_only_along_the_causeway(game):
     assert "7.16" in rejected(state, "move S1 2909")
     state.apply("move S1 2810")  # along the causeway into Tlatelolco
     assert state.place_of("S1") == "2810" and spent(state, "S1") == 2
-    state = game({"A11": "2924"}, phase="aztec_land_movement")
+    state = game({**GARRISON, "A11": "2924"}, phase="aztec_land_movement")
     assert "7.16" in rejected(state, "move A11 3024")
     state.apply("move A11 2925")  # 2924-2925 is a causeway hexside
     assert spent(state, "A11") == 2  # into the Xoloco fortress: its own cost (7.7, 7.16)

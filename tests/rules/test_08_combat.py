@@ -10,6 +10,7 @@ import strategies as S
 
 from cortes_rules import Action, IllegalActionError
 from cortes_rules.dsl import ir
+from positions import GARRISON
 
 
 def refused(state, text):
@@ -69,7 +70,7 @@ def test_8_1_cannot_attack_a_friendly_hex(game):
 
 @pytest.mark.rule("8.1")
 def test_8_1_attacking_is_voluntary(game):
-    state = game({"S1": "1110", "A1": "1111"}, phase="spanish_land_combat")
+    state = game({**GARRISON, "S1": "1110", "A1": "1111"}, phase="spanish_land_combat")
     assert Action("attack", ("1111",)) in state.legal_actions()
     state.apply("end")
     assert state.phase == "aztec_land_movement"
@@ -87,7 +88,7 @@ def test_8_1_combat_only_in_the_combat_phase_and_between_adjacent_units(game):
 
 @pytest.mark.rule("8.1")
 def test_8_1_aztecs_attack_in_their_own_combat_phase(game, battle):
-    state = game({"S1": "1110", "A1": "1111"}, phase="aztec_land_combat")
+    state = game({**GARRISON, "S1": "1110", "A1": "1111"}, phase="aztec_land_combat")
     battle(state, "1110", ["A1"])
     report = S.odds_of(state)
     assert (report.attack, report.defense) == (6, 7)
@@ -150,7 +151,7 @@ def test_8_5_no_unit_attacks_twice(game, battle, resolve):
 
 @pytest.mark.rule("8.5")
 def test_8_5_attack_flags_clear_at_the_next_phase(game, battle, resolve):
-    state = game({"S1": "1110", "A1": "1111"}, phase="spanish_land_combat")
+    state = game({**GARRISON, "S1": "1110", "A1": "1111"}, phase="spanish_land_combat")
     battle(state, "1111", ["S1"])
     resolve(state, 9)
     while state.phase != "spanish_land_combat" or state.turn != 2:
@@ -173,7 +174,7 @@ def test_8_9_high_odds_round_down_in_battle(game, battle):
 @pytest.mark.rule("8.10")
 def test_8_10_low_odds_round_up_in_battle(game, battle):
     # A11 (3) against S1 + S2 (14): 14 / 3 = 4.67 -> 1:5, off the table -> 1:4
-    state = game({"S1": "1110", "S2": "1110", "A11": "1111"}, phase="aztec_land_combat")
+    state = game({**GARRISON, "S1": "1110", "S2": "1110", "A11": "1111"}, phase="aztec_land_combat")
     battle(state, "1110", ["A11"])
     report = S.odds_of(state)
     assert report.odds == "1:5" and report.column == "1:4"
@@ -260,14 +261,14 @@ def test_8_13_chinampa_does_not_help_spanish_defenders(game, battle):
 
 @pytest.mark.rule("8.12")
 def test_8_12_dry_land_city_helps_spanish_defenders(game, battle):
-    state = game({"S1": "1104", "A1": "1105"}, phase="aztec_land_combat")
+    state = game({**GARRISON, "S1": "1104", "A1": "1105"}, phase="aztec_land_combat")
     battle(state, "1104", ["A1"])
     assert shifts(state) == (("8.12", -1),)
 
 
 @pytest.mark.rule("8.15")
 def test_8_15_fortress_helps_spanish_defenders(game, battle):
-    state = game({"S1": "2543", "A1": "2542"}, phase="aztec_land_combat")
+    state = game({**GARRISON, "S1": "2543", "A1": "2542"}, phase="aztec_land_combat")
     battle(state, "2543", ["A1"])
     assert shifts(state) == (("8.15", -2),)
 

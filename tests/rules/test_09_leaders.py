@@ -87,7 +87,7 @@ def test_9_4_no_roll_for_a_leader_whose_stack_lost_nothing(game, battle, resolve
 
 def _cortes_attacks(game, battle, resolve, roll):
     state = game({"S1": "1110", "Cortes": "1110", "A11": "1111"}, phase="spanish_land_combat")
-    battle(state, "1111", ["S1", "Cortes"])   # 7 against 2: the 2:1 column (8.9, 13.2)
+    battle(state, "1111", ["S1", "Cortes"])   # 2:1 (8.9, 13.2), one right for Cortés (9.3)
     resolve(state, roll)
     _lose_all(state, "aztec")
     _lose_all(state, "spanish")
@@ -98,7 +98,7 @@ def _cortes_attacks(game, battle, resolve, roll):
 @pytest.mark.rule("9.4")
 def test_9_4_attacking_leader_is_taken_on_a_2_when_the_attackers_lose_nothing(game, battle,
                                                                                  resolve):
-    state = _cortes_attacks(game, battle, resolve, 9)     # 0/1 at 2:1
+    state = _cortes_attacks(game, battle, resolve, 7)     # 0/1 at 3:1
     assert state.attribute("S1", "lost") == 0
     state.apply("roll 2")
     assert state.place_of("Cortes") == "gone.spanish"
@@ -108,7 +108,7 @@ def test_9_4_attacking_leader_is_taken_on_a_2_when_the_attackers_lose_nothing(ga
 @pytest.mark.rule("9.4")
 def test_9_4_attacking_leader_survives_a_12_when_the_attackers_lose_nothing(game, battle,
                                                                            resolve):
-    state = _cortes_attacks(game, battle, resolve, 9)
+    state = _cortes_attacks(game, battle, resolve, 7)
     state.apply("roll 12")
     assert state.place_of("Cortes") == "1110"
 
@@ -116,7 +116,7 @@ def test_9_4_attacking_leader_survives_a_12_when_the_attackers_lose_nothing(game
 @pytest.mark.rule("9.4")
 def test_9_4_attacking_leader_is_taken_on_a_12_when_the_attackers_lose_steps(game, battle,
                                                                             resolve):
-    state = _cortes_attacks(game, battle, resolve, 12)    # 1/3 at 2:1
+    state = _cortes_attacks(game, battle, resolve, 4)     # 1/1 at 3:1
     assert state.attribute("S1", "lost") == 1
     state.apply("roll 12")
     assert state.place_of("Cortes") == "gone.spanish"

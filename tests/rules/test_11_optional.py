@@ -8,6 +8,7 @@ import pytest
 
 import cortes_rules
 from cortes_rules import GameState
+from positions import GARRISON
 
 _BOOKS: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], cortes_rules.Rulebook] = {}
 
@@ -22,7 +23,7 @@ def book_with(*options: str, **readings: str) -> cortes_rules.Rulebook:
 
 def start(book: cortes_rules.Rulebook, positions: Mapping[str, str], phase: str, *,
           steps: Mapping[str, int] | None = None) -> GameState:
-    state = book.new_game(positions=dict(positions))
+    state = book.new_game(positions={**GARRISON, **positions})
     for uid, n in (steps or {}).items():
         state.set_attribute(uid, "steps", n)
     for _ in range(17):
@@ -161,7 +162,7 @@ def test_11_7_markers_leave_after_the_desertion_test_that_counts_them() -> None:
     from test_10_interphase import run, split
     book = book_with("11.7")
     positions = {"S1": "1110", "A1": "3016", "S30": "1210", "S31": "1212"}
-    state = split(book, positions)
+    state = split(book, {**GARRISON, **positions})
     assert state.is_chance_node()
     # The test is made by hand: the markers count -1 each (reading markers).
     state.set_value("sacrifice_temples", ("2810", "3016"))
@@ -176,7 +177,7 @@ def test_11_7_prisoners_without_a_marker_and_desertion_both_ways(reading: str,
                                                                  deserted: bool) -> None:
     from test_10_interphase import run, split
     book = book_with("11.7", prisoners_and_desertion=reading)
-    state = split(book, {"S1": "1110", "A1": "3016", "S30": "1210"})
+    state = split(book, {**GARRISON, "S1": "1110", "A1": "3016", "S30": "1210"})
     state.set_value("prisoners_since_interphase", 1)   # both temples were desecrated
     run(state, [1], exact=False)  # 1, less 1 under the reading prisoners
     assert (state.place_of("S30") == "deserted") is deserted
@@ -256,7 +257,7 @@ def test_11_8_off_nothing_is_desecrated() -> None:
 def test_11_9_one_movement_point_less_while_both_temples_are_desecrated(
         options: tuple[str, ...]) -> None:
     book = book_with(*options)
-    state = book.new_game(positions={"S1": "1110", "A11": "1212"})
+    state = book.new_game(positions={**GARRISON, "S1": "1110", "A11": "1212"})
     state.set_value("desecrated_temples", ("2810", "3016"))
     while state.phase != "aztec_land_movement":
         state.apply("end")
@@ -267,7 +268,7 @@ def test_11_9_one_movement_point_less_while_both_temples_are_desecrated(
 
 @pytest.mark.rule("11.9")
 def test_11_9_one_temple_is_not_enough() -> None:
-    state = book_with("11.9").new_game(positions={"S1": "1110", "A11": "1212"})
+    state = book_with("11.9").new_game(positions={**GARRISON, "S1": "1110", "A11": "1212"})
     state.set_value("desecrated_temples", ("2810",))
     while state.phase != "aztec_land_movement":
         state.apply("end")
@@ -278,7 +279,8 @@ def test_11_9_one_temple_is_not_enough() -> None:
 @pytest.mark.parametrize("options", [("11.9",), ()])
 def test_11_9_the_aztec_player_sees_only_the_top_of_spanish_stacks(
         options: tuple[str, ...]) -> None:
-    state = book_with(*options).new_game(positions={"S1": "1110", "S2": "1110", "A11": "1212"})
+    state = book_with(*options).new_game(positions={**GARRISON, "S1": "1110", "S2": "1110",
+                                                    "A11": "1212"})
     state.set_value("desecrated_temples", ("2810", "3016"))
     seen = state.observation("aztec")
     assert "S1" in seen["pieces"]
@@ -290,7 +292,7 @@ def test_11_9_the_aztec_player_sees_only_the_top_of_spanish_stacks(
 # ------------------------------------------------------------------ 11.10
 def disease_interphase(book: cortes_rules.Rulebook) -> GameState:
     from test_10_interphase import split
-    return split(book, {"S1": "1110", "A1": "3016", "A11": "3017"})
+    return split(book, {**GARRISON, "S1": "1110", "A1": "3016", "A11": "3017"})
 
 
 @pytest.mark.rule("11.10")
@@ -325,7 +327,7 @@ RAIDERS = {"S1": "1110", "A11": "0820", "A12": "1212", "A13": "0830", "A1": "084
 
 def raid_phase(book: cortes_rules.Rulebook, held: int = 1,
                steps: Mapping[str, int] | None = None) -> GameState:
-    state = book.new_game(positions=dict(RAIDERS))
+    state = book.new_game(positions={**GARRISON, **RAIDERS})
     state.set_value("interphases_held", held)
     for uid, n in (steps or {}).items():
         state.set_attribute(uid, "steps", n)
@@ -351,7 +353,7 @@ def test_11_1_a_full_strength_regular_on_the_edge_may_raid_once() -> None:
 def test_11_1_no_raid_before_the_first_interphase_nor_without_a_point_left() -> None:
     state = raid_phase(book_with("11.1"), held=0)
     assert state.phase == "aztec_land_combat"
-    state = book_with("11.1").new_game(positions=dict(RAIDERS))
+    state = book_with("11.1").new_game(positions={**GARRISON, **RAIDERS})
     state.set_value("interphases_held", 1)
     while state.phase != "aztec_land_movement":
         state.apply("end")
@@ -375,7 +377,7 @@ def test_11_1_off_no_raid() -> None:
 @pytest.mark.parametrize(("raided", "deserted"), [(True, True), (False, False)])
 def test_11_1_a_raid_takes_one_off_the_desertion_roll(raided: bool, deserted: bool) -> None:
     from test_10_interphase import run, split
-    state = split(book_with("11.1"), {"S1": "1110", "A1": "3016", "S30": "1210"})
+    state = split(book_with("11.1"), {**GARRISON, "S1": "1110", "A1": "3016", "S30": "1210"})
     state.set_value("raid_since_interphase", raided)
     run(state, [1], exact=False)
     assert (state.place_of("S30") == "deserted") is deserted
@@ -388,7 +390,7 @@ CANNON = {"S1": "1110", "S2": "1110", "S25": "1110", "A1": "1212", "A11": "3016"
 
 @pytest.mark.rule("11.6")
 def test_11_6_a_cannon_moves_only_carried_by_infantry() -> None:
-    state = book_with("11.6").new_game(positions=dict(CANNON))
+    state = book_with("11.6").new_game(positions={**GARRISON, **CANNON})
     assert texts(state) == ["end", "carry S25 S1", "carry S25 S2"]
     state.apply("carry S25 S1")
     state.apply("end")
@@ -401,7 +403,7 @@ def test_11_6_a_cannon_moves_only_carried_by_infantry() -> None:
 
 @pytest.mark.rule("11.6")
 def test_11_6_the_carrier_changes_only_at_the_start_of_a_spanish_movement_phase() -> None:
-    state = book_with("11.6").new_game(positions=dict(CANNON))
+    state = book_with("11.6").new_game(positions={**GARRISON, **CANNON})
     state.apply("carry S25 S1")
     state.apply("end")
     assert not any(a.startswith(("carry", "drop")) for a in texts(state))
@@ -412,7 +414,7 @@ def test_11_6_the_carrier_changes_only_at_the_start_of_a_spanish_movement_phase(
 
 @pytest.mark.rule("11.6")
 def test_11_6_off_the_cannon_stays_put() -> None:
-    state = book_with().new_game(positions=dict(CANNON))
+    state = book_with().new_game(positions={**GARRISON, **CANNON})
     assert not any(a.startswith("carry") for a in texts(state))
     state.apply("move S1 1111")
     assert state.place_of("S25") == "1110"
@@ -437,41 +439,46 @@ def test_11_6_an_aztec_unit_enters_a_lone_cannon_hex_and_destroys_it(
 
 
 def cannon_battle(book: cortes_rules.Rulebook, aztec_attacks: bool, roll: int) -> GameState:
-    positions = {"S1": "1110", "S25": "1110", "A11": "1111", "A12": "3016"}
-    state = book.new_game(positions=positions)
+    positions = {"S1": "1110", "S25": "1110", "A1": "1111", "A12": "3016"}
+    state = book.new_game(positions={**GARRISON, **positions})
     if "11.6" in book.program.options:
         state.apply("carry S25 S1")
     phase = "aztec_land_combat" if aztec_attacks else "spanish_land_combat"
     while state.phase != phase:
         state.apply("end")
     state.apply("attack 1110" if aztec_attacks else "attack 1111")
-    state.apply("join A11" if aztec_attacks else "join S1")
+    state.apply("join A1" if aztec_attacks else "join S1")
     state.apply("resolve")
     state.apply(f"roll {roll}")
+    settle(state)
     return state
 
 
 @pytest.mark.rule("11.6")
 @pytest.mark.parametrize("aztec_attacks", [True, False])
-def test_11_6_a_cannon_in_the_battle_raises_the_aztec_loss_by_one(aztec_attacks: bool) -> None:
-    # Aztec attack: 3 against 7 is 1:3, a 9 there is 2/0: the Aztecs lose 3.
-    # Spanish attack: 7 against 3 is 2:1, an 8 there is 0/0: the Aztecs lose 1.
-    roll = 9 if aztec_attacks else 8
-    state = cannon_battle(book_with("11.6"), aztec_attacks, roll)
-    line = next(e for e in state.log if "rolls" in e.text)
-    assert "raised to" in line.text and "11.6" in line.rules
-    assert line.text.endswith("3/0 (attacker/defender steps)" if aztec_attacks
-                              else "0/1 (attacker/defender steps)")
-    plain = cannon_battle(book_with(), aztec_attacks, roll)
-    line = next(e for e in plain.log if "rolls" in e.text)
-    assert "raised" not in line.text and "11.6" not in line.rules
+def test_11_6_a_cannon_in_the_battle_costs_the_aztecs_one_more_step(aztec_attacks: bool) -> None:
+    # Aztec attack: 6 against 7 is 1:2, a 9 there is 2/2: the knight loses 2.
+    # Spanish attack: 7 against 6 is 1:1, a 9 there is 0/0: nobody loses.
+    state = cannon_battle(book_with("11.6"), aztec_attacks, 9)
+    assert state.attribute("A1", "steps") == (1 if aztec_attacks else 3)
+    assert any("one more step" in t for t in logged(state, "11.6"))
+    plain = cannon_battle(book_with(), aztec_attacks, 9)
+    assert plain.attribute("A1", "steps") == (2 if aztec_attacks else 4)
+
+
+@pytest.mark.rule("11.6")
+@pytest.mark.parametrize(("reading", "lost"), [("once", 1), ("cumulative", 2)])
+def test_11_6_with_8_24_the_bonus_both_ways(reading: str, lost: int) -> None:
+    book = book_with("11.6", "8.24", cannon_bonus_twice=reading)
+    state = cannon_battle(book, True, 9)       # 2/2 at 1:2, the cannon defending
+    assert state.attribute("A1", "steps") == 2 - lost
 
 
 @pytest.mark.rule("11.6")
 def test_11_6_a_cannon_shares_the_fate_of_its_carrier() -> None:
     book = book_with("11.6")
-    state = book.new_game(positions={"S1": "1110", "S25": "1110", "A1": "1111", "A2": "1111",
-                                     "A3": "1210", "A12": "3016"})
+    state = book.new_game(positions={**GARRISON, "S1": "1110", "S25": "1110", "A1": "1111",
+                                     "A2": "1111", "A3": "1210", "A12": "3016"})
     state.set_attribute("S1", "steps", 1)
     state.apply("carry S25 S1")
     while state.phase != "aztec_land_combat":
@@ -787,7 +794,7 @@ def test_11_3_no_further_than_the_trapped_units_movement_allows() -> None:
 @pytest.mark.rule("11.10")
 def test_11_10_the_owner_picks_any_unit_even_a_last_step() -> None:
     from test_10_interphase import split
-    state = split(book_with("11.10"), {"S1": "1110", "S2": "1010", "A1": "3016"})
+    state = split(book_with("11.10"), {**GARRISON, "S1": "1110", "S2": "1010", "A1": "3016"})
     while True:                 # up to the disease roll, the only two-dice roll
         if state.is_chance_node():
             if len(state.chance_outcomes()) == 11:

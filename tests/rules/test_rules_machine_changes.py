@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 import cortes_rules
+from positions import GARRISON
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +78,7 @@ def test_6_7_an_overstack_is_settled_as_soon_as_the_move_ends(cortes):
 # ------------------------------------------------------------------ C2, C3: 8.1, 8.23
 @pytest.mark.rule("8.1")
 def test_8_1_a_hex_holding_only_a_cannon_is_not_attacked(cortes):
-    state = at_phase(cortes.new_game(positions={"S25": "1011", "A1": "1012"}),
+    state = at_phase(cortes.new_game(positions={**GARRISON, "S25": "1011", "A1": "1012"}),
                      "aztec_land_combat")
     assert "attack 1011" not in {str(a) for a in state.legal_actions()}
     assert [rule for rule, _ in state.why_illegal("attack 1011")] == ["8.1"]
@@ -85,8 +86,9 @@ def test_8_1_a_hex_holding_only_a_cannon_is_not_attacked(cortes):
 
 @pytest.mark.rule("8.23")
 def test_8_23_a_hex_left_with_only_a_cannon_is_empty_and_the_cannon_is_taken(cortes):
-    state = at_phase(cortes.new_game(positions={"S1": "1011", "S25": "1011", "A1": "1012",
-                                                "A2": "1010"}), "aztec_land_combat")
+    state = at_phase(cortes.new_game(positions={**GARRISON, "S1": "1011", "S25": "1011",
+                                                "A1": "1012", "A2": "1010"}),
+                     "aztec_land_combat")
     state.set_attribute("S1", "steps", 1)
     for action in ("attack 1011", "join A1", "join A2", "resolve", "roll 12"):
         state.apply(action)

@@ -13,6 +13,7 @@ import pytest
 import strategies as S
 
 from cortes_rules import Action, IllegalActionError
+from positions import GARRISON
 
 
 def _final_column_entry(state):
@@ -104,7 +105,7 @@ def test_8_18_roll_5_at_3_to_1_is_1_2_in_battle(game, battle, resolve):
 # ------------------------------------------------------------------ 7.16
 @pytest.mark.rule("7.16")
 def test_7_16_aztec_cannot_cut_from_2910_to_3010(book, game):
-    state = game({"A11": "2910"}, phase="aztec_land_movement")
+    state = game({**GARRISON, "A11": "2910"}, phase="aztec_land_movement")
     assert adjacent(book, "2910", "3010")
     with pytest.raises(IllegalActionError) as caught:
         state.apply("move A11 3010")
@@ -114,7 +115,7 @@ def test_7_16_aztec_cannot_cut_from_2910_to_3010(book, game):
 
 @pytest.mark.rule("7.16")
 def test_7_16_aztec_goes_2910_3011_3010_along_the_causeway(game):
-    state = game({"A11": "2910"}, phase="aztec_land_movement")
+    state = game({**GARRISON, "A11": "2910"}, phase="aztec_land_movement")
     state.apply("move A11 3011")
     state.apply("move A11 3010")
     assert state.place_of("A11") == "3010"
