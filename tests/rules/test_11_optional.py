@@ -275,20 +275,6 @@ def test_11_9_one_temple_is_not_enough() -> None:
     assert state.attribute("A11", "spent") == 0
 
 
-@pytest.mark.rule("11.9")
-@pytest.mark.parametrize("options", [("11.9",), ()])
-def test_11_9_the_aztec_player_sees_only_the_top_of_spanish_stacks(
-        options: tuple[str, ...]) -> None:
-    state = book_with(*options).new_game(positions={**GARRISON, "S1": "1110", "S2": "1110",
-                                                    "A11": "1212"})
-    state.set_value("desecrated_temples", ("2810", "3016"))
-    seen = state.observation("aztec")
-    assert "S1" in seen["pieces"]
-    assert ("S2" in seen["pieces"]) is (not options)
-    assert seen["hidden"] == ({"1110": 1} if options else {})
-    assert "S2" in state.observation("spanish")["pieces"]
-
-
 # ------------------------------------------------------------------ 11.10
 def disease_interphase(book: cortes_rules.Rulebook) -> GameState:
     from test_10_interphase import split
