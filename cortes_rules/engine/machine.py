@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -1735,9 +1735,28 @@ class GameState:
         if to is not EVERYONE:
             to = to if isinstance(to, (tuple, frozenset, list)) else (to,)
             audience = frozenset(str(p) for p in to)
+        if self.machine.hides:
+            audience = self._without_blind_readers(values, audience)
         entry = LogEntry.later(self.turn, self.phase_label if self.machine.phases else "",
                                parts, values, cited, audience)
         self._log = (entry, self._log)
+
+    def _without_blind_readers(self, values: tuple[Any, ...],
+                               audience: frozenset[str] | None) -> frozenset[str] | None:
+        """The audience of a log line, less every player from whom a piece it names is hidden.
+
+        A line that names a hidden piece would tell the player what the
+        visibility rules keep from him; he does not see the line at all.
+        """
+        named = [v for v in _flatten(values) if isinstance(v, Piece)]
+        if not named:
+            return audience
+        readers = [p for p in self.machine.world.players
+                   if (audience is None or p.name in audience)
+                   and not any(self.hidden_from(piece, p) for piece in named)]
+        if audience is None and len(readers) == len(self.machine.world.players):
+            return None
+        return frozenset(p.name for p in readers)
 
     def _finish(self, winner: Any, reason: str, details: Mapping[str, Any] | None = None
                 ) -> None:
@@ -1807,6 +1826,15 @@ class GameState:
             place = self.machine.world.places[index]
             lines.append(f"  {place.id}: {' '.join(p.id for p in self.occupants[index])}")
         return "\n".join(lines)
+
+
+def _flatten(values: Any) -> Iterator[Any]:
+    """Every value of a log line, looking inside tuples, lists and sets."""
+    for value in values:
+        if isinstance(value, (tuple, list, frozenset, set)):
+            yield from _flatten(value)
+        else:
+            yield value
 
 
 def _explain(machine: Machine, clause: ir.Forbid) -> str:
