@@ -252,7 +252,9 @@ class World:
         return b in a.neighbours
 
     def direction(self, a: Place, b: Place) -> int | None:
-        """The direction (0-5) from hex ``a`` to a neighbouring hex ``b``."""
+        """The direction (0-5) from hex ``a`` to a neighbouring hex ``b``; none off the hexes."""
+        if a.kind != "hex" or b.kind != "hex":
+            return None
         return hexgrid.direction(a.id, b.id, self.odd_columns_low)
 
     def distance(self, a: Place, b: Place) -> int:

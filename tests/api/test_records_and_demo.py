@@ -70,11 +70,11 @@ def test_record_replays_and_round_trips() -> None:
 
 @pytest.mark.rule("7.16")
 def test_record_error_names_the_line_and_rule() -> None:
-    text = "setup demo\nseed 1\nmove S9 3011\nmove S2 2910\n"
+    text = "setup demo\nseed 1\nend\nmove S9 3011\nmove S2 2910\n"
     with pytest.raises(RecordError) as caught:
         replay(parse_record(text, "bad.record"))
-    assert caught.value.line == 4
-    assert str(caught.value).startswith("bad.record:4:")
+    assert caught.value.line == 5
+    assert str(caught.value).startswith("bad.record:5:")
     assert "[7.16]" in str(caught.value)
 
 
@@ -116,9 +116,9 @@ def test_record_actions_are_checked_against_the_declared_actions(line: str,
 
 @pytest.mark.rule("4.2")
 def test_record_names_its_rulebook_and_actions_come_back_canonical() -> None:
-    record = parse_record("setup demo\nseed 2\nMOVE S9 3011\n", "r.record")
+    record = parse_record("setup demo\nseed 2\nEND\nMOVE S9 3011\n", "r.record")
     assert record.rulebook == "cortes"   # the only shipped rulebook
-    assert [str(a) for _, a in record.actions] == ["move S9 3011"]
+    assert [str(a) for _, a in record.actions] == ["end", "move S9 3011"]
     with pytest.raises(RecordError) as caught:
         parse_record("rulebook nowhere\nend\n", "r.record")
     assert caught.value.line == 1 and "no rulebook 'nowhere'" in str(caught.value)
@@ -182,7 +182,7 @@ def test_cli_rule_prints_the_clause_and_what_it_lowers_to(
     (("rule", "8.14", "--rulebook", "nowhere"), 1, "no rulebook 'nowhere'"),
     (("rules", "nowhere"), 1, "no rulebook 'nowhere'"),
     (("demo", "--rulebook", "nowhere"), 1, "no demonstration record for 'nowhere'"),
-    (("demo", "--seed", "3"), 1, "demo.record:24: illegal at this point"),
+    (("demo", "--seed", "3"), 1, "demo.record:29: illegal at this point"),
     (("demo", "--seed", "three"), 2, "invalid int value"),
     (("frob",), 2, "invalid choice: 'frob'"),
     (("rule",), 2, "required: number"),
@@ -232,7 +232,7 @@ def test_legal_action_ids_match_legal_actions_and_str_shows_the_position(
     assert ids == sorted(ids)
     assert [book.action_from_id(i) for i in ids] == state.legal_actions()
     text = str(state)
-    assert text.startswith("turn 1, Spanish land movement; to act: spanish")
+    assert text.startswith("turn 1, Spanish lake movement; to act: spanish")
     assert "  3010: S1 S9" in text
 
 
@@ -259,7 +259,8 @@ def test_forecast_gives_exact_result_chances(book: cortes_rules.Rulebook) -> Non
     assert chances[(0, 2)] == Fraction(10, 36)  # rolls of 6 and 8
     assert book.evaluate("odds_what_if(-3)", attack=26, defense=7) == ("3:1", "1:2")
     state = book.new_game(seed=8, setup="demo")
-    for text in ("move S9 3011", "move S1 3011", "end", "attack 3012", "join S1", "join S9"):
+    for text in ("end", "move S9 3011", "move S1 3011", "end", "attack 3012", "join S1",
+                 "join S9"):
         state.apply(text)
     # 13 against 3 is 4:1, two columns left for the fortress (8.15): the 2:1 column.
     forecast = state.evaluate("battle_forecast()")

@@ -93,7 +93,9 @@ def test_4_2_a_turn_sequence_in_which_nothing_happens_is_refused_at_load(tmp_pat
     (folder / "04-sequence.rules").write_text(text.replace(" does movement", "")
                                               .replace(" does combat", "")
                                               .replace(" does end_of_game_turn", "")
-                                              .replace(" does spanish_land_combat_phase", ""),
+                                              .replace(" does spanish_land_combat_phase", "")
+                                              .replace(" does lake_movement", "")
+                                              .replace(" does lake_combat_phase", ""),
                                               encoding="utf-8")
     with pytest.raises(RulesCheckError) as caught:
         cortes_rules.load(folder)

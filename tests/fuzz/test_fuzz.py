@@ -193,11 +193,11 @@ def demo_positions(cortes: cortes_rules.Rulebook) -> list[GameState]:
     """States of the demonstration game where different actions are legal."""
     record = parse_record(DEMO_RECORD, "demo.record")
     found = []
-    # movement, mid-movement, joining a battle, its roll, its losses, the
-    # advance after it, the Aztec player joining a battle
-    for cut, kinds in ((0, "end move"), (2, "end move"), (7, "cancel join resolve"),
-                       (9, "roll"), (10, "lose"), (12, "advance stop"),
-                       (26, "cancel join")):
+    # lake movement, movement, mid-movement, joining a battle, its roll, its
+    # losses, the advance after it, the Aztec player joining a battle
+    for cut, kinds in ((0, "end sail"), (1, "end move"), (3, "end move"),
+                       (8, "cancel join resolve"), (10, "roll"), (11, "lose"),
+                       (13, "advance stop"), (28, "cancel join")):
         header = ["rulebook cortes", "setup demo", "seed 8", "turn-limit 1"]
         moves = [str(a) for _, a in record.actions[:cut]]
         state = replay(parse_record("\n".join(header + moves), "demo.record"), cortes)
@@ -209,7 +209,7 @@ def demo_positions(cortes: cortes_rules.Rulebook) -> list[GameState]:
 
 @pytest.mark.rule("1.0")
 @settings(max_examples=n(500))
-@given(texts=st.lists(ACTION_TEXTS, min_size=1, max_size=5), where=st.integers(0, 6))
+@given(texts=st.lists(ACTION_TEXTS, min_size=1, max_size=5), where=st.integers(0, 7))
 def test_random_action_texts_raise_only_cortes_rules_errors_and_change_nothing(
         cortes: cortes_rules.Rulebook, demo_positions: list[GameState], texts: list[str],
         where: int) -> None:

@@ -80,8 +80,10 @@ def test_3_1_a_game_without_a_setup_opens_with_the_set_up_stage(book) -> None:
 
 @pytest.mark.rule("3.1")
 def test_3_1_a_named_setup_or_a_position_skips_the_stage(book) -> None:
-    assert book.new_game(setup="historical").phase == "spanish_land_movement"
-    assert book.new_game(setup="demo").phase == "spanish_land_movement"
+    # Turn 1 opens with the Spanish lake movement (7.19) when a Spanish unit
+    # could move on the lake, with his land movement otherwise.
+    assert book.new_game(setup="historical").phase == "spanish_lake_movement"
+    assert book.new_game(setup="demo").phase == "spanish_lake_movement"
     assert book.new_game(positions={"S1": "1110"}).phase == "spanish_land_movement"
     with pytest.raises(IllegalActionError):
         book.new_game(setup="historical").apply("place S1 1004")
@@ -102,7 +104,8 @@ def test_3_1_substitutes_are_set_aside_every_unit_starts_at_full_strength(book) 
 @pytest.mark.rule("3.1")
 def test_3_1_a_random_set_up_ends_with_turn_1_starting(book) -> None:
     state = random_set_up(book.new_game(seed=11), seed=11)
-    assert state.turn == 1 and state.phase == "spanish_land_movement"
+    # Cortes and the gunboats are on the lake: the turn opens with lake movement.
+    assert state.turn == 1 and state.phase == "spanish_lake_movement"
     assert state.current_player == "spanish"
     assert "turn 1 begins" in str(state.log[-1])
     assert state.start_breaches() == []                # stacking, no shared hex
@@ -223,7 +226,7 @@ def test_3_2_the_historical_setup_is_a_legal_set_up(book) -> None:
         if uid.startswith("A") or uid == "Cuauhtemoc":
             assert state.why_illegal(f"place {uid} {place}") == [], uid
             state.apply(f"place {uid} {place}")
-    assert state.phase == "spanish_land_movement"
+    assert state.phase == "spanish_lake_movement"
     assert state.positions() == book.new_game(setup="historical").positions()
 
 
@@ -335,7 +338,7 @@ def check_completed(state: GameState) -> None:
                 assert place != "3023"
                 assert min(distance(state, place, p) for p in spanish_hexes) >= 4, uid
     assert state.start_breaches() == []
-    assert state.turn == 1 and state.phase == "spanish_land_movement"
+    assert state.turn == 1 and state.phase == "spanish_lake_movement"
 
 
 @pytest.mark.rule("3.2")

@@ -261,6 +261,7 @@ def test_6_7_demo_group_split_over_two_hexes(book):
     # splits, S29 next to S9 on 3010 and S30 next to S1 on 3108; each hex
     # breaks 6.2 and is settled as the move ending there is over.
     state = book.new_game(seed=0, setup="demo")
+    state.apply("end")                          # no lake movement (7.19)
     for text in ("move S1 3009", "move S1 3108", "move S29 3010", "move S30 3108"):
         state.apply(text)
     assert state.current_player == "aztec"     # S29's move is over: 3010

@@ -137,7 +137,9 @@ def test_the_clauses_that_depend_on_each_option(book) -> None:
                        "completely_surrounded", "rr_acceptance", "objection_lake_units",
                        "desertion_once", "aztec_withdrawal_rolls", "overstack_leaders",
                        # tested both ways in test_08_combat_procedure.py
-                       "beginner_fog", "cannon_zero"}
+                       "beginner_fog", "cannon_zero",
+                       # tested both ways in test_lake_movement.py and test_lake_combat.py
+                       "disembark_anywhere", "bombardment_limit", "doubled_zero"}
     recorded = registry.record(book, book.interpretation("overstack_compulsory"))
     assert recorded["status"] == "recorded"
     assert recorded["changes"] == []
