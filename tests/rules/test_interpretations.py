@@ -139,7 +139,9 @@ def test_the_clauses_that_depend_on_each_option(book) -> None:
                        # tested both ways in test_08_combat_procedure.py
                        "beginner_fog", "cannon_zero",
                        # tested both ways in test_lake_movement.py and test_lake_combat.py
-                       "disembark_anywhere", "bombardment_limit", "doubled_zero"}
+                       "disembark_anywhere", "bombardment_limit", "doubled_zero",
+                       # tested both ways in test_leaving_and_confinement.py
+                       "cuauhtemoc_release", "cuauhtemoc_counts_himself"}
     recorded = registry.record(book, book.interpretation("overstack_compulsory"))
     assert recorded["status"] == "recorded"
     assert recorded["changes"] == []
