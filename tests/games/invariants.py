@@ -59,6 +59,9 @@ class GameChecker:
         self.start_steps: list[int] | None = None
         self.phase: tuple[int, str] | None = None
         self.log_seen = 0
+        # What each player could not see when the last check ran (before the
+        # action now being checked): viewer name -> piece ids.
+        self.hidden_before: dict[str, set[str]] = {}
         self.interphases = 0
         self.actions = 0
 
@@ -142,7 +145,14 @@ class GameChecker:
         if not state.machine.hides:
             return
         for viewer in state.machine.world.players:
-            hidden = {p.id for p in self.pieces if state.hidden_from(p, viewer)}
+            hidden_now = {p.id for p in self.pieces if state.hidden_from(p, viewer)}
+            # A line is judged against the pieces hidden both before and after
+            # the action: one action may reveal a stack, log its losses and
+            # hide it again once the battle is over (8.8), and a line written
+            # while the stack was shown is no leak. A piece hidden throughout
+            # must never be named.
+            hidden = hidden_now & self.hidden_before.get(viewer.name, hidden_now)
+            self.hidden_before[viewer.name] = hidden_now
             if not hidden:
                 continue
             for entry in new:
