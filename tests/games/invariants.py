@@ -76,11 +76,14 @@ class GameChecker:
         self.steps_within_start(state)
         self.no_hidden_piece_in_new_log(state)
         phase = (state.turn, state.phase)
-        if phase != self.phase:
+        if phase != self.phase or state.is_terminal():
+            # The dearer checks run as each phase begins and at the end: the
+            # loss points and the observations are functions of the state,
+            # so these states test them as well as every state would.
             self.phase = phase
             self.stacking_holds(state)
             self.observations_hide(state)
-        self.loss_points_recount(state)
+            self.loss_points_recount(state)
         self.actions += 1
 
     # 2.10, 10.2, 10.4: one place per counter.
@@ -145,7 +148,10 @@ class GameChecker:
         if not state.machine.hides:
             return
         for viewer in state.machine.world.players:
-            hidden_now = {p.id for p in self.pieces if state.hidden_from(p, viewer)}
+            # Only the other side's pieces (and pieces of no side) can be hidden
+            # from a player; observations_hide checks that his own never are.
+            hidden_now = {p.id for p in self.pieces
+                          if self.side_of[p.id] != viewer.name and state.hidden_from(p, viewer)}
             # A line is judged against the pieces hidden both before and after
             # the action: one action may reveal a stack, log its losses and
             # hide it again once the battle is over (8.8), and a line written
@@ -165,6 +171,9 @@ class GameChecker:
     def observations_hide(self, state: GameState) -> None:
         for viewer in state.machine.world.players:
             hidden = {p.id for p in self.pieces if state.hidden_from(p, viewer)}
+            own = sorted(h for h in hidden if self.side_of[h] == viewer.name)
+            if own:
+                self.fail(state, f"{viewer.name}'s own pieces {own} are hidden from him")
             if not hidden:
                 continue
             # The log is history: each line was checked against what was hidden
