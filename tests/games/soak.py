@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--presets", default="beginner,veteran")
     parser.add_argument("--max-turns", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--progress", type=int, default=100, metavar="N",
+                        help="print a line every N games (0: only the summary)")
     args = parser.parse_args(argv)
     failed = 0
     for preset in args.presets.split(","):
@@ -61,13 +63,19 @@ def main(argv: list[str] | None = None) -> int:
         seeds = range(args.first_seed, args.first_seed + args.games)
         with ProcessPoolExecutor(args.workers, initializer=_start,
                                  initargs=(preset, args.max_turns)) as pool:
-            results = list(pool.map(_play, seeds, chunksize=4))
+            results = []
+            for result in pool.map(_play, seeds, chunksize=4):
+                results.append(result)
+                if args.progress and len(results) % args.progress == 0:
+                    bad = sum(1 for _, reason, _ in results if reason.startswith("FAILED"))
+                    print(f"  {preset}: {len(results)} games, {bad} failed, "
+                          f"{time.perf_counter() - began:.0f} s", flush=True)
         endings = Counter(reason for _, reason, _ in results if not reason.startswith("FAILED"))
         turns = [turn for _, reason, turn in results if not reason.startswith("FAILED")]
         failures = [(seed, reason) for seed, reason, _ in results if reason.startswith("FAILED")]
         failed += len(failures)
         print(f"preset {preset}: {len(results)} games, seeds {seeds.start}-{seeds.stop - 1}, "
-              f"{time.perf_counter() - began:.0f} s, {len(failures)} failed")
+              f"{time.perf_counter() - began:.0f} s, {len(failures)} failed", flush=True)
         for reason, n in endings.most_common():
             print(f"  {n:5d}  {reason}")
         if turns:
