@@ -101,7 +101,7 @@ def builtin_functions(world: World) -> dict[str, Callable[..., Any]]:
         "zone": lambda n: world.zone(n),
         "hexside": lambda a, b: world.hexside(a, b),
         "str": lambda x: format_value(x),
-        "join": lambda c, sep: sep.join(format_value(x) for x in c),
+        "join": join_values,
         "rest": lambda c: tuple(c)[1:],
         "subsets": lambda c, k: tuple(itertools.combinations(tuple(c), k)),
         "union": lambda c: frozenset(x for part in c for x in part),
@@ -135,6 +135,45 @@ def is_test(value: Any, name: str) -> bool:
     if isinstance(value, Player):
         return value.name == name
     return bool(value == name)
+
+
+class NamedText(str):
+    """Text made from pieces (by ``join``) that remembers them.
+
+    A log line that shows such a text names those pieces as surely as if it
+    showed them one by one, so the core's visibility filter must see them:
+    ``pieces`` keeps them, and joining texts with ``+`` keeps them all.
+    """
+
+    __slots__ = ("pieces",)
+    pieces: tuple[Any, ...]
+
+    def __new__(cls, text: str, pieces: tuple[Any, ...]) -> NamedText:
+        self = super().__new__(cls, text)
+        self.pieces = pieces
+        return self
+
+    def __add__(self, other: Any) -> NamedText:
+        return NamedText(str.__add__(self, other), self.pieces + _pieces_in(other))
+
+    def __radd__(self, other: Any) -> NamedText:
+        return NamedText(str.__add__(other, self), _pieces_in(other) + self.pieces)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (NamedText, (str(self), self.pieces))
+
+
+def _pieces_in(value: Any) -> tuple[Any, ...]:
+    return value.pieces if isinstance(value, NamedText) else ()
+
+
+def join_values(c: Any, sep: str) -> str:
+    """``join(c, sep)``: the items' texts between ``sep``; pieces among them stay known."""
+    items = tuple(sorted(c, key=_order_key)) if isinstance(c, frozenset) else tuple(c)
+    text = sep.join(format_value(x) for x in items)
+    pieces = tuple(x for x in items if isinstance(x, Piece))
+    pieces += tuple(p for x in items for p in _pieces_in(x))
+    return NamedText(text, pieces) if pieces else text
 
 
 def add_values(a: Any, b: Any) -> Any:

@@ -28,7 +28,7 @@ from ..errors import CortesRulesError, IllegalActionError, NotationError, StartE
 from . import rng
 from .actions import Action, unchecked_action
 from .codegen import FastCompiler, Unsupported
-from .compile import Compiler, Fn, RulesRuntimeError, dice_outcomes, format_value
+from .compile import Compiler, Fn, NamedText, RulesRuntimeError, dice_outcomes, format_value
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
@@ -1829,10 +1829,13 @@ class GameState:
 
 
 def _flatten(values: Any) -> Iterator[Any]:
-    """Every value of a log line, looking inside tuples, lists and sets."""
+    """Every value of a log line, looking inside tuples, lists and sets, and the
+    pieces a text was joined from."""
     for value in values:
         if isinstance(value, (tuple, list, frozenset, set)):
             yield from _flatten(value)
+        elif isinstance(value, NamedText):
+            yield from value.pieces
         else:
             yield value
 

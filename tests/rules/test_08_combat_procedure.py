@@ -217,6 +217,32 @@ def test_8_8_the_aztec_attacker_may_still_call_off_after_the_odds(play):
 
 
 @pytest.mark.rule("8.8")
+def test_8_8_aztec_attackers_out_of_a_hidden_stack_are_shown_at_the_odds(play):
+    # Interpretation fog_attackers: A2 attacks out of A1's stack; A3 stays home.
+    state = play({"S1": "1110", **{a: "1111" for a in ("A1", "A2", "A3")}},
+                 phase="aztec_land_combat")
+    state.apply("attack 1110")
+    state.apply("join A2")
+    joined = state.log[-1]
+    assert "A2 joins" in joined.text and not joined.visible_to("spanish")
+    assert "A2" not in state.observation("spanish")["pieces"]
+    state.apply("resolve")
+    assert state.is_chance_node()
+    seen = state.observation("spanish")
+    assert "A2" in seen["pieces"] and "A3" not in seen["pieces"]
+    odds = [e for e in state.log if e.text.startswith("A2 against 1110")]
+    assert len(odds) == 1 and odds[0].visible_to("spanish")
+    assert odds[0].text in seen["log"][-1]
+    state.apply("roll 2")  # 6 vs 7: 1:2, 2: 3/1
+    assert "A2" in state.observation("spanish")["pieces"]  # still shown while losses are taken
+    while S.battle_open(state):
+        state.apply(state.legal_actions()[0])
+    # The battle over, A2 is back under A1 (or gone): hidden again.
+    assert "A2" not in state.observation("spanish")["pieces"]
+    assert state.observation("spanish")["hidden"] == {"1111": 1 + (state.positions()["A2"] == "1111")}
+
+
+@pytest.mark.rule("8.8")
 def test_8_8_beginners_see_every_stack(play):
     state = play(STACK, beginner_fog="open")
     assert {"A1", "A2", "A3"} <= set(state.observation("spanish")["pieces"])
