@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 from .dsl import ir
 from .errors import CortesRulesError
 from .loader import compile_rulebook, display_path, resolve
+from .rule_numbers import rule_key
 
 StrPath = str | os.PathLike[str]
 
@@ -77,11 +77,6 @@ class Coverage:
         yield (f"{c['rules']} numbered rules: {c[STATED]} stated, {c[SUMMARY_ONLY]} summary "
                f"only, {c[DEFINITION]} definition/commentary; {c['tested']} cited by tests, "
                f"{c['untested']} by none (tests: {where})")
-
-
-def rule_key(number: str) -> tuple[int | str, ...]:
-    """Sort key of a rule number: 2.9 before 2.10, 8.11 before 8.11a."""
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", number) if p)
 
 
 def state_of(rule: ir.Rule) -> str:

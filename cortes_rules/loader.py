@@ -23,6 +23,7 @@ from .dsl.forms import expand_modules
 from .dsl.lower import lower, registry
 from .dsl.parse import parse_text
 from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError
+from .rule_numbers import is_rule_number, rule_key
 
 StrPath = str | os.PathLike[str]
 
@@ -321,10 +322,6 @@ def _entries_used(statements: tuple[object, ...]) -> set[str]:
             if isinstance(node, ir.WhenReading)}
 
 
-def _rule_key(number: str) -> tuple[int | str, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", number) if p)
-
-
 def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) -> list[str]:
     """The optional rule numbers that options name, in rule order.
 
@@ -357,16 +354,16 @@ def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) 
         else:
             unknown.append(option)
     if unknown:
-        numbers = [u for u in unknown if re.fullmatch(r"\d+\.\d+[a-z]?", u)]
+        numbers = [u for u in unknown if is_rule_number(u)]
         names = [repr(u) for u in unknown if u not in numbers]
         what = "; ".join(part for part in (
             f"no optional rule numbered {', '.join(numbers)}" if numbers else "",
             f"no preset {', '.join(names)}" if names else "") if part)
-        known = ", ".join(sorted(optional, key=_rule_key)) or "none"
+        known = ", ".join(sorted(optional, key=rule_key)) or "none"
         named = ", ".join(presets) or "none"
         raise CortesRulesError(f"{what} (optional rules: {known}; presets: {named}; "
                                f"or 'all')")
-    return sorted(wanted, key=_rule_key)
+    return sorted(wanted, key=rule_key)
 
 
 def check_path(name_or_path: StrPath) -> list[Diagnostic]:

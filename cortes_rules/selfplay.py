@@ -22,6 +22,7 @@ from typing import Any
 from .api import Rulebook, load
 from .engine.machine import GameState, Outcome
 from .errors import CortesRulesError
+from .rule_numbers import rule_key
 
 #: The set-up a game starts from when none is named, if the rulebook has it
 #: and no opening sequence in which the players set up themselves.
@@ -154,6 +155,4 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
 
 
 def _ordered(numbers: Iterable[str]) -> list[str]:
-    from .coverage import rule_key
-
     return sorted(numbers, key=rule_key)

@@ -6,7 +6,9 @@ import re
 
 import attrs
 
-_RULE_HEADER = re.compile(r"^\s*rule\s+(\d+\.\d+[a-z]?)\b")
+from ..rule_numbers import RULE_NUMBER_PATTERN
+
+_RULE_HEADER = re.compile(rf"^\s*rule\s+({RULE_NUMBER_PATTERN})\b")
 _BLOCK_HEADER = re.compile(r"^\s*(map|counters|setup|game)\s+([A-Za-z_]\w*)")
 # Characters that end a line for str.splitlines but not for the parser (which
 # counts "\n" only), and that would break a rendered diagnostic in a terminal.

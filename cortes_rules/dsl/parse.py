@@ -20,6 +20,7 @@ from lark.visitors import Transformer_NonRecursive
 
 from .._resources import grammar_path
 from ..errors import RulesSyntaxError
+from ..rule_numbers import is_rule_number
 from . import ir
 from .diagnostics import Diagnostic, Span, enclosing_block, line_of
 from .forms import grammar_rules, hole_values
@@ -27,7 +28,7 @@ from .forms import grammar_rules, hole_values
 # Readable names for the grammar's terminals, used in "expected: ..." lines.
 _TERMINAL_NAMES = {
     "NAME": "a name", "STRING": "a quoted string", "INT": "a whole number",
-    "SIGNED_INT": "a number", "RULE_NO": "a rule number such as 8.14",
+    "SIGNED_INT": "a number", "RULE_NO": "a rule number such as 8.14 or III.4",
     "RATIO": "a ratio such as 3:1", "RESULT": "a result such as 1/2", "DICE": "dice such as 2d6",
     "HEX_ID": "a four-digit hex id", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('",
     "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'",
@@ -262,11 +263,15 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return int(first), int(second)
 
     def _rule_number(self, token: Token) -> str:
-        """A rule number token, refused when a part has too many digits."""
+        """A rule number token, refused when a part is too long or its Roman section malformed."""
         text = str(token)
-        if max(len(part) for part in re.findall(r"\d+", text)) > MAX_NUMBER_DIGITS:
+        if max(len(part) for part in re.findall(r"\d+|[A-Z]+", text)) > MAX_NUMBER_DIGITS:
             raise self._problem(self._tok(token), f"rule number too long: {text[:24]}... "
-                                f"(at most {MAX_NUMBER_DIGITS} digits a part)")
+                                f"(at most {MAX_NUMBER_DIGITS} figures a part)")
+        if not is_rule_number(text):
+            section = text.split(".", 1)[0]
+            raise self._problem(self._tok(token), f"{section} is not a Roman numeral as usually "
+                                f"written (in {text}: I, II, III, IV, ... IX, X, XI, ...)")
         return text
 
     def _nested(self, node: _E, *children: Any) -> _E:

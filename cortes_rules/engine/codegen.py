@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.world import Dice, Piece, Place, Player, Row, Table, World
 from ..dsl import ir
+from ..rule_numbers import rule_key
 from .compile import (
     _MISSING,
     Compiler,
@@ -57,7 +58,6 @@ from .compile import (
     _as_iterable,
     _order_key,
     _rank,
-    _rule_key,
     _truth,
     add_values,
     divide_values,
@@ -1210,7 +1210,7 @@ class FastCompiler:
             "_PLAIN_KEYS": _PLAIN_KEYS, "memo_key": memo_key, "_materialise": _materialise,
             "_rank": _rank, "_index": index_value, "_is": is_test, "_add": add_values,
             "_divide": divide_values, "_absorb": _absorb, "_order_key": _order_key,
-            "_rule_key": _rule_key, "_truth": _truth, "_as_iterable": _as_iterable,
+            "_rule_key": rule_key, "_truth": _truth, "_as_iterable": _as_iterable,
             "_ITERABLE": _ITERABLE, "_hexside": hexside, "_is_number": _is_number,
             "_first_item": _first_item, "_unknown": _unknown, "format_value": format_value,
             "_fallback": _fallback, "TrailKept": TrailKept, "_entry": _entry,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.world import Dice, Piece, Place, Player, Row, Table, World
 from ..dsl import ir
 from ..errors import CortesRulesError
+from ..rule_numbers import rule_key
 from . import rng
 
 if TYPE_CHECKING:
@@ -591,7 +592,7 @@ class Compiler:
                     s.trail = outer
                 if outer is not None:
                     outer |= drawn
-                return (value, tuple(sorted(drawn, key=_rule_key)))
+                return (value, tuple(sorted(drawn, key=rule_key)))
             return with_rules
         if name in ("allowed", "forbid_rules", "permit_rules", "forbids_reading"):
             (a0,) = args
@@ -725,14 +726,6 @@ def _absorb(reduce: Callable[[Any], Any], values: Iterable[Any]) -> Any:
         if not isinstance(item, (int, Fraction, float)):
             return item
     return reduce(items)
-
-
-def _rule_key(number: str) -> tuple[Any, ...]:
-    parts = []
-    for piece in number.split("."):
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        parts.append((0, int(digits)) if digits else (1, piece))
-    return tuple(parts)
 
 
 def format_value(value: Any) -> str:

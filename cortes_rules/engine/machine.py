@@ -25,6 +25,7 @@ from ..core.world import Dice, Piece, Place, Player, World
 from ..dsl import ir
 from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError, StartError
+from ..rule_numbers import rule_key
 from . import rng
 from .actions import Action, unchecked_action
 from .codegen import FastCompiler, Unsupported
@@ -98,7 +99,7 @@ class LogEntry:
                 self._rules = ()
             else:
                 cited = cited if isinstance(cited, (tuple, frozenset, list)) else (cited,)
-                self._rules = tuple(sorted({str(r) for r in cited if r}, key=rule_order))
+                self._rules = tuple(sorted({str(r) for r in cited if r}, key=rule_key))
         return self._rules
 
     def visible_to(self, player: str | None) -> bool:
@@ -947,7 +948,7 @@ class GameState:
                     cited = cite(self, env) if cite is not None else ()
                     if not isinstance(cited, (tuple, list, frozenset, set)):
                         cited = (cited,)
-                    named = sorted({str(r) for r in cited if r}, key=rule_order)
+                    named = sorted({str(r) for r in cited if r}, key=rule_key)
                     numbers: list[str | None] = list(named)
                     if not numbers:
                         numbers = [None if rule.startswith("lib:") else rule]
@@ -1366,7 +1367,7 @@ class GameState:
             return [(None, text)]
         if not isinstance(cited, (tuple, frozenset, list, set)):
             cited = (cited,)
-        rules = sorted({str(r) for r in cited if r}, key=rule_order)
+        rules = sorted({str(r) for r in cited if r}, key=rule_key)
         return [(r, text) for r in rules] or [(None, text)]
 
     # ------------------------------------------------------------ chance
@@ -1887,19 +1888,3 @@ def _unchain(chain: tuple[Any, ...] | None) -> list[Any]:
     return out
 
 
-def rule_order(number: str) -> tuple[Any, ...]:
-    found = _RULE_ORDER.get(number)
-    if found is None:
-        found = _RULE_ORDER[number] = _rule_order(number)
-    return found
-
-
-_RULE_ORDER: dict[str, tuple[Any, ...]] = {}
-
-
-def _rule_order(number: str) -> tuple[Any, ...]:
-    parts: list[Any] = []
-    for piece in number.split("."):
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        parts.append(int(digits) if digits else piece)
-    return tuple((0, p) if isinstance(p, int) else (1, p) for p in parts)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from cortes_rules.cli import main
-from cortes_rules.coverage import (DEFINITION, STATED, SUMMARY_ONLY, coverage, rule_citations,
-                                   rule_key)
+from cortes_rules.coverage import DEFINITION, STATED, SUMMARY_ONLY, coverage, rule_citations
+from cortes_rules.rule_numbers import rule_key
 
 MINIMAL = Path(__file__).resolve().parents[1] / "fixtures" / "good" / "minimal.rules"
 

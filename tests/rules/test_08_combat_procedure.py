@@ -239,7 +239,8 @@ def test_8_8_aztec_attackers_out_of_a_hidden_stack_are_shown_at_the_odds(play):
         state.apply(state.legal_actions()[0])
     # The battle over, A2 is back under A1 (or gone): hidden again.
     assert "A2" not in state.observation("spanish")["pieces"]
-    assert state.observation("spanish")["hidden"] == {"1111": 1 + (state.positions()["A2"] == "1111")}
+    under_a1 = 1 + (state.positions()["A2"] == "1111")
+    assert state.observation("spanish")["hidden"] == {"1111": under_a1}
 
 
 @pytest.mark.rule("8.8")
