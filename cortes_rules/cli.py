@@ -277,6 +277,14 @@ def _selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rulebook_option(command: argparse.ArgumentParser, dest: str) -> None:
+    """``--rulebook NAME`` beside a command's positional rulebook, so that every
+    command names its rulebook the same way (``coverage --rulebook X``)."""
+    command.add_argument("--rulebook", dest="rulebook_option", default=None,
+                         help="the same as the positional rulebook")
+    command.set_defaults(rulebook_dest=dest)
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -296,6 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.set_defaults(run=_check)
     rules = commands.add_parser("rules", help="list a rulebook's rule clauses")
     rules.add_argument("name", nargs="?", default=None, help="a rulebook name, folder or file")
+    _rulebook_option(rules, "name")
     rules.set_defaults(run=_rules)
     rule = commands.add_parser("rule", help="print one rule clause and what it states")
     rule.add_argument("number", help="the rule number, e.g. 8.14")
@@ -305,6 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    help="list the interpretations registry of a rulebook")
     readings.add_argument("rulebook", nargs="?", default=None,
                           help="a rulebook name, folder or file")
+    _rulebook_option(readings, "rulebook")
     readings.add_argument("--json", action="store_true", help="print the entries as JSON")
     readings.set_defaults(run=_interpretations)
     demo = commands.add_parser("demo", help="play the demonstration game and print its log")
@@ -315,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 "that state it and the tests that cite it")
     cover.add_argument("rulebook", nargs="?", default=None,
                        help="a rulebook name, folder or file")
+    _rulebook_option(cover, "rulebook")
     cover.add_argument("--tests", default=None, help="the tests folder to scan (default: "
                        "tests/ of the checkout the rulebook is in)")
     cover.set_defaults(run=_coverage)
@@ -332,6 +343,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
     play.set_defaults(run=_selfplay)
     args = parser.parse_args(argv)
+    given = getattr(args, "rulebook_option", None)
+    if given is not None:
+        positional = getattr(args, args.rulebook_dest)
+        if positional is not None and positional != given:
+            parser.error(f"two rulebooks given: {positional!r} and --rulebook {given!r}")
+        setattr(args, args.rulebook_dest, given)
     try:
         return int(args.run(args))
     except CortesRulesError as error:

@@ -159,3 +159,18 @@ def test_cli_rule_says_a_definition_states_no_rule_of_play(
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "6.1  Stacking (definition: states no rule of play)"
     assert "Formal statements" not in out     # the mark is not shown as a statement
+
+
+@pytest.mark.rule("2.10")
+def test_every_listing_command_takes_the_rulebook_as_an_option(
+        checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(checkout / "rulebook" / "race")
+    for command in ("coverage", "interpretations", "rules"):
+        assert main([command, path]) == 0
+        positional = capsys.readouterr().out
+        assert main([command, "--rulebook", path]) == 0
+        assert capsys.readouterr().out == positional and positional
+    with pytest.raises(SystemExit) as stopped:
+        main(["coverage", path, "--rulebook", "cortes"])
+    assert stopped.value.code == 2
+    assert "two rulebooks given" in capsys.readouterr().err
