@@ -140,6 +140,7 @@ def test_the_clauses_that_depend_on_each_option(book) -> None:
                        "beginner_fog", "cannon_zero",
                        # tested both ways in test_lake_movement.py and test_lake_combat.py
                        "disembark_anywhere", "bombardment_limit", "doubled_zero",
+                       "bombardment_capture",
                        # tested both ways in test_leaving_and_confinement.py
                        "cuauhtemoc_release", "cuauhtemoc_counts_himself"}
     recorded = registry.record(book, book.interpretation("overstack_compulsory"))

@@ -308,3 +308,32 @@ def test_8_28_four_per_hex_from_all_zones_or_from_each_zone(book):
         state.apply("roll 6")
     state.apply("bombard S16 3518")  # a fifth unit, from another zone
     assert state.is_chance_node()
+
+
+@pytest.mark.rule("9.4")
+@pytest.mark.parametrize("reading", ["capture_rolls", "battles_only"])
+def test_9_4_a_leader_in_a_bombarded_hex_rolls_for_capture_or_not(reading):
+    # Cuauhtemoc stacked with A53 (two steps) on 3518, two gunboats in zone 10.
+    book = cortes_rules.load("cortes", readings={"bombardment_capture": reading})
+    positions = {**GARRISON, "S1": "1110", "Cuauhtemoc": "3518", "S12": "zone.10",
+                 "S13": "zone.10"}
+    state = at(book.new_game(positions=positions), "spanish_lake_combat")
+    for boat, shot, capture in (("S12", 1, 5), ("S13", 2, 7)):
+        state.apply(f"bombard {boat} 3518")
+        state.apply(f"roll {shot}")
+        state.apply("lose A53")
+        if reading == "battles_only":
+            assert not state.is_chance_node()
+            continue
+        # A step lost with A53 surviving: taken on a 12; A53 gone: taken on a 7.
+        assert state.is_chance_node()
+        state.apply(f"roll {capture}")
+        assert state.log[-1].rules == ("9.4",)
+    if reading == "capture_rolls":
+        assert any(e.text == "Cuauhtemoc survives the losses of his stack: 5 rolled"
+                   for e in state.log)
+        assert state.log[-1].text == "Cuauhtemoc is captured or killed: 7 rolled"
+        assert state.positions()["Cuauhtemoc"] == "gone.aztec"
+    else:   # alone on 3518, for any Spanish unit that enters to take
+        assert state.positions()["Cuauhtemoc"] == "3518"
+        assert "A53" not in {u for u, p in state.positions().items() if p == "3518"}
