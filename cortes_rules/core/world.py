@@ -115,6 +115,8 @@ class Row:
 def _cell(cell: ir.Cell) -> Any:
     if isinstance(cell, ir.IntCell):
         return cell.value
+    if isinstance(cell, ir.DecimalCell):
+        return cell.value
     if isinstance(cell, ir.RatioCell):
         return (cell.left, cell.right)
     if isinstance(cell, ir.ResultCell):

@@ -11,6 +11,7 @@ cite its rule.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Union
 
 import attrs
@@ -224,6 +225,19 @@ class IntCell:
 
 
 @attrs.frozen
+class DecimalCell:
+    """A number with a decimal point, such as ``0.5``, kept as written and read
+    exactly (``Fraction(1, 2)``)."""
+
+    text: str
+    span: Span
+
+    @property
+    def value(self) -> Fraction:
+        return Fraction(self.text)
+
+
+@attrs.frozen
 class RatioCell:
     """A ratio such as ``3:1`` (a column heading of a table, say)."""
 
@@ -255,7 +269,7 @@ class KeyedCell:
     span: Span
 
 
-Cell = Union[IntCell, RatioCell, ResultCell, NameCell, KeyedCell]
+Cell = Union[IntCell, DecimalCell, RatioCell, ResultCell, NameCell, KeyedCell]
 
 # ----------------------------------------------------------------- statements
 

@@ -130,7 +130,7 @@ def fold_readings(node: Any, chosen: Mapping[str, str], used: set[str] | None = 
 
 # Nodes that never hold an expression.
 _LEAVES = (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit, ir.Name, ir.TypeRef, ir.ActionParam,
-           ir.IntCell, ir.RatioCell, ir.ResultCell, ir.NameCell, ir.KeyedCell)
+           ir.IntCell, ir.DecimalCell, ir.RatioCell, ir.ResultCell, ir.NameCell, ir.KeyedCell)
 
 
 def hex_block(first: str, last: str) -> list[str]:

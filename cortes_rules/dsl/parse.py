@@ -29,7 +29,8 @@ from .forms import grammar_rules, hole_values
 _TERMINAL_NAMES = {
     "NAME": "a name", "STRING": "a quoted string", "INT": "a whole number",
     "SIGNED_INT": "a number", "RULE_NO": "a rule number such as 8.14 or III.4",
-    "RATIO": "a ratio such as 3:1", "RESULT": "a result such as 1/2", "DICE": "dice such as 2d6",
+    "DECIMAL": "a number such as 0.5", "RATIO": "a ratio such as 3:1",
+    "RESULT": "a result such as 1/2", "DICE": "dice such as 2d6",
     "HEX_ID": "a four-digit hex id", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('",
     "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'",
     "EQUAL": "'='", "SLASH": "'/'", "DOT": "'.'", "COMPARE": "a comparison",
@@ -479,6 +480,13 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def int_cell(self, meta: Any, c: list[Any]) -> ir.IntCell:
         return ir.IntCell(self._int(c[0]), self._tok(c[0]))
+
+    def decimal_cell(self, meta: Any, c: list[Any]) -> ir.DecimalCell:
+        text = str(c[0])
+        if len(text.lstrip("+-").replace(".", "")) > MAX_NUMBER_DIGITS:
+            raise self._problem(self._tok(c[0]), f"number too long: {text[:24]}... (at most "
+                                f"{MAX_NUMBER_DIGITS} figures)")
+        return ir.DecimalCell(text, self._tok(c[0]))
 
     def ratio_cell(self, meta: Any, c: list[Any]) -> ir.RatioCell:
         a, b = self._ints(c[0], ":")

@@ -83,6 +83,8 @@ def cell(node: ir.Cell) -> str:
     """The text of a table cell."""
     if isinstance(node, ir.IntCell):
         return str(node.value)
+    if isinstance(node, ir.DecimalCell):
+        return node.text
     if isinstance(node, ir.RatioCell):
         return f"{node.left}:{node.right}"
     if isinstance(node, ir.ResultCell):
