@@ -264,6 +264,15 @@ class World:
             return hexgrid.distance(a.id, b.id, self.odd_columns_low)
         raise CortesRulesError(f"distance is measured between hexes, not {a} and {b}")
 
+    def sight_lines(self, a: Place, b: Place) -> tuple[tuple[Place, ...], ...]:
+        """The map's hexes between two hexes along the straight line joining their
+        centres, as two lines pushed a hair either way (see
+        :func:`hexgrid.sight_lines`); they differ only where it runs along a hexside."""
+        if a.kind != "hex" or b.kind != "hex":
+            raise CortesRulesError(f"sight lines run between hexes, not {a} and {b}")
+        return tuple(tuple(self.place[h] for h in line if h in self.place)
+                     for line in hexgrid.sight_lines(a.id, b.id, self.odd_columns_low))
+
     def zone(self, number: Any) -> Place:
         """The water zone numbered ``number`` (``zone(11)`` in the language)."""
         place = self.place.get(zone_id(number)) if isinstance(number, int) else None

@@ -48,7 +48,7 @@ BUILTIN_FUNCTIONS: dict[str, tuple[int, int | None]] = {
     "max": (1, None), "min": (1, None), "distinct": (1, 1), "floor": (1, 1), "ceil": (1, 1),
     "abs": (1, 1), "first": (1, 2), "sorted": (1, 1), "set": (1, 1), "list": (1, 1),
     "adjacent": (2, 2), "distance": (2, 2), "neighbours": (1, 1), "zone": (1, 1),
-    "hexside": (2, 2),
+    "hexside": (2, 2), "sight_lines": (2, 2),
     "str": (1, 1), "join": (2, 2), "rest": (1, 1), "subsets": (2, 2), "union": (1, 1),
     "is_number": (1, 1), "direction": (2, 2), "columns": (1, 1), "table_rule": (1, 1),
     "cell": (3, 3), "with_rules": (1, 1), "defined": (1, 1), "allowed": (1, 1),

@@ -98,6 +98,7 @@ def builtin_functions(world: World) -> dict[str, Callable[..., Any]]:
         else tuple(c),
         "adjacent": lambda a, b: world.adjacent(a, b),
         "distance": lambda a, b: world.distance(a, b),
+        "sight_lines": lambda a, b: world.sight_lines(a, b),
         "neighbours": lambda p: p.neighbours,
         "zone": lambda n: world.zone(n),
         "hexside": lambda a, b: world.hexside(a, b),
