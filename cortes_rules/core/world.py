@@ -223,11 +223,13 @@ class World:
         counters = program.counters.counters if program.counters else ()
         for counter in counters:
             decl = classes.get(counter.cls)
-            side = self.player.get(decl.side) if decl is not None and decl.side else None
+            props: dict[str, Any] = dict(counter.properties)
+            # The class gives the side, or the counter line does (`side b`).
+            side_name = props.pop("side", None) or (decl.side if decl is not None else None)
+            side = self.player.get(side_name) if side_name else None
             tags = {counter.cls, *(decl.traits if decl else ()), *counter.flags}
             if side is not None:
                 tags.add(side.name)
-            props: dict[str, Any] = dict(counter.properties)
             props.update(max_steps=counter.steps or 0, factors=tuple(counter.factors),
                          move=counter.move or 0)
             pieces.append(Piece(len(pieces), counter.id, counter.label, counter.cls, side,

@@ -460,6 +460,9 @@ class Checker:
                 if flag not in declared.flags:
                     self.unknown(counter.span, "flag", flag, declared.flags, where)
             for key, value in counter.properties:
+                if key == "side":
+                    self.check_counter_side(counter, value, where)
+                    continue
                 if isinstance(value, int):  # a number needs no declared list of values
                     continue
                 prop = declared.properties.get(key)
@@ -467,6 +470,19 @@ class Checker:
                     self.unknown(counter.span, "property", key, declared.properties, where)
                 elif value not in prop.values:
                     self.unknown(counter.span, f"{key} value", value, prop.values, where)
+
+    def check_counter_side(self, counter: ir.CounterDecl, side: str | int, where: str) -> None:
+        """``side NAME`` on a counter line: the side of a counter whose class has none
+        (both armies of a game with one counter mix, each class on either side)."""
+        players = self.declared.players
+        if not isinstance(side, str) or side not in players:
+            self.unknown(counter.span, "side", str(side), players, where)
+            return
+        decl = self.declared.classes.get(counter.cls)
+        owner = side_of(decl) if isinstance(decl, ir.ClassDecl) else None
+        if owner is not None and owner != side:
+            self.error(counter.span, f"counter {counter.id} is given side {side}, but its class "
+                       f"{counter.cls} belongs to side {owner}", where)
 
     def check_hex_terrain(self, statement: ir.HexTerrain | ir.HexBlock,
                           listed: dict[str, ir.HexTerrain | ir.HexBlock], where: str) -> None:
