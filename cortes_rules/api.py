@@ -114,6 +114,16 @@ class Rulebook:
         return tuple(self.program.setups)
 
     @property
+    def scenarios(self) -> tuple[tuple[str, str], ...]:
+        """The rulebook's scenarios as (name, title), whichever was loaded."""
+        return self.program.scenarios
+
+    @property
+    def scenario(self) -> str | None:
+        """The scenario this rulebook was loaded for (none if it has no scenarios)."""
+        return self.program.scenario
+
+    @property
     def num_distinct_actions(self) -> int:
         """How many integer action ids exist (ids are 0 .. this - 1)."""
         return self._machine.space.size
@@ -240,8 +250,8 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
 
 def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
          map: StrPath | None = None, counters: StrPath | None = None,
-         setups: StrPath | None = None, readings: Mapping[str, str] | None = None
-         ) -> Rulebook:
+         setups: StrPath | None = None, readings: Mapping[str, str] | None = None,
+         scenario: str | int | None = None) -> Rulebook:
     """Compile and check a rulebook.
 
     Args:
@@ -255,6 +265,10 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
             lists them).
         map, counters, setups: files whose blocks replace the rulebook's own
             map, counter mix or set-ups (e.g. a map drawn from the printed one).
+        scenario: for a rulebook with scenarios (Grands Stratèges), the one to
+            play, by name (``"IXa"``) or number (``4`` for ``"IV"``); by default
+            the first. It brings its map, its optional rules and its own
+            statements (forces, deployment, victory conditions, length).
 
     Raises:
         RulesSyntaxError, RulesCheckError: the rules are broken; every
@@ -263,5 +277,5 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
     replace = {k: v for k, v in (("map", map), ("counters", counters), ("setups", setups))
                if v is not None}
     program, warnings = compile_rulebook(name_or_path, options=options, replace=replace,
-                                         readings=readings)
+                                         readings=readings, scenario=scenario)
     return Rulebook(program, warnings)

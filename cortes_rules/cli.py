@@ -65,24 +65,31 @@ def _compile(name: str | None) -> ir.Program:
 def _check(args: argparse.Namespace) -> int:
     status = 0
     for target in args.paths or rulebook_names():
-        try:
-            book = load(target)   # everything a load checks, the turn sequence included
-        except RulesError as error:
-            for diagnostic in error.diagnostics:
-                print(diagnostic.render(), file=sys.stderr)
-            count = len(error.diagnostics)
-            print(f"{target}: {count} error{'s' if count != 1 else ''}", file=sys.stderr)
-            status = 1
-            continue
-        except CortesRulesError as error:  # the message names the file
-            print(f"cortes-rules: {error}", file=sys.stderr)
-            status = 1
-            continue
-        for diagnostic in book.warnings:
-            print(diagnostic.render(), file=sys.stderr)
-        clauses = sum(1 for r in book.program.rules.values() if not r.mechanism)
-        print(f"{target}: ok ({clauses} rules, {len(book.warnings)} warnings)")
+        status |= _check_one(target, None)
     return status
+
+
+def _check_one(target: str, scenario: str | None) -> int:
+    """Check a rulebook as ``load`` does; one with scenarios is checked in each."""
+    shown = f"{target}, scenario {scenario}" if scenario else target
+    try:
+        book = load(target, scenario=scenario)   # everything a load checks
+    except RulesError as error:
+        for diagnostic in error.diagnostics:
+            print(diagnostic.render(), file=sys.stderr)
+        count = len(error.diagnostics)
+        print(f"{shown}: {count} error{'s' if count != 1 else ''}", file=sys.stderr)
+        return 1
+    except CortesRulesError as error:  # the message names the file
+        print(f"cortes-rules: {error}", file=sys.stderr)
+        return 1
+    if scenario is None and book.scenarios:
+        return max(_check_one(target, name) for name, _ in book.scenarios)
+    for diagnostic in book.warnings:
+        print(diagnostic.render(), file=sys.stderr)
+    clauses = sum(1 for r in book.program.rules.values() if not r.mechanism)
+    print(f"{shown}: ok ({clauses} rules, {len(book.warnings)} warnings)")
+    return 0
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -92,7 +99,9 @@ def _rules(args: argparse.Namespace) -> int:
             flag = " (optional)" if rule.optional else ""
             print(f"{rule.number:>6}  {rule.title}{flag}")
     for rule in program.rules.values():
-        if rule.mechanism:
+        if rule.mechanism and rule.kind == "scenario":
+            print(f"scenario {rule.number.removeprefix('scenario:')}: {rule.title}")
+        elif rule.mechanism:
             print(f"library {rule.number.removeprefix('lib:')}: {rule.title}")
     return 0
 
@@ -268,7 +277,7 @@ def _selfplay(args: argparse.Namespace) -> int:
     try:
         result = selfplay(args.rulebook or default_rulebook(), seed=args.seed,
                           options=parse_options(args.options), max_turns=args.max_turns,
-                          setup=args.setup)
+                          setup=args.setup, scenario=args.scenario)
     except RulesError:
         _compile(args.rulebook)
         raise
@@ -341,6 +350,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "rulebook's set-up stage; without one, historical if the rulebook "
                       "has it, else its first)")
     play.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
+    play.add_argument("--scenario", default=None,
+                      help="for a rulebook with scenarios, the one to play, by name or "
+                      "number (default: its first)")
     play.set_defaults(run=_selfplay)
     args = parser.parse_args(argv)
     given = getattr(args, "rulebook_option", None)

@@ -15,6 +15,8 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import attrs
+
 from ._resources import data_dir
 from .dsl import ir
 from .dsl.check import check, errors_only, map_guards, reading_uses
@@ -23,7 +25,7 @@ from .dsl.forms import expand_modules
 from .dsl.lower import lower, registry
 from .dsl.parse import parse_text
 from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError
-from .rule_numbers import is_rule_number, rule_key
+from .rule_numbers import is_rule_number, rule_key, to_roman
 
 StrPath = str | os.PathLike[str]
 
@@ -226,6 +228,7 @@ _REPLACEABLE = {"map": ir.MapBlock, "counters": ir.CountersBlock, "setups": ir.S
 def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = (),
                      replace: dict[str, StrPath] | None = None,
                      readings: Mapping[str, str] | None = None,
+                     scenario: str | int | None = None,
                      ) -> tuple[ir.Program, list[Diagnostic]]:
     """Parse, lower and check a rulebook.
 
@@ -237,6 +240,8 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
             rulebook's own, keyed by ``"map"``, ``"counters"``, ``"setups"``.
         readings: interpretation entry id -> the reading to follow instead of
             its default.
+        scenario: for a rulebook with scenarios, the one to play, by name
+            ("IXa") or number (4 for "IV"); none: the first.
 
     Returns:
         The program and its warnings.
@@ -258,6 +263,10 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
             raise CortesRulesError(f"{path}: holds no {kind} block to replace the "
                                    f"rulebook's own")
         modules.extend(added)
+    modules, chosen_scenario, scenarios = select_scenario(modules, scenario)
+    if chosen_scenario is not None and chosen_scenario.options:
+        options = ([options] if isinstance(options, str) else list(options)) + \
+            list(chosen_scenario.options)
     optional = {r.number for m in modules for r in m.items if isinstance(r, ir.Rule) and r.optional}
     wanted = resolve_options(modules, options)
     chosen = _chosen_readings(modules, readings)
@@ -273,7 +282,68 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
     errors = errors_only(list({(d.span, d.message): d for d in diagnostics}.values()))
     if errors:
         raise RulesCheckError(errors)
+    program = attrs.evolve(program, scenarios=scenarios,
+                           scenario=chosen_scenario.name if chosen_scenario else None)
     return program, [d for d in diagnostics if d.severity != "error"]
+
+
+def select_scenario(modules: list[ir.Module], wanted: str | int | None
+                    ) -> tuple[list[ir.Module], ir.ScenarioBlock | None,
+                               tuple[tuple[str, str], ...]]:
+    """Keep one scenario of a rulebook: its clause in place of its block, its map.
+
+    The other scenarios are dropped, and so is every map block but the one the
+    chosen scenario names (when the rulebook holds it: a replacement map, say,
+    is kept whatever its name).
+
+    Returns:
+        The modules, the chosen scenario (none when the rulebook has none), and
+        every scenario as (name, title).
+
+    Raises:
+        CortesRulesError: a scenario is asked of a rulebook without any, no
+            scenario has that name or number, or two share a name.
+    """
+    blocks = [i for m in modules for i in m.items if isinstance(i, ir.ScenarioBlock)]
+    listing = tuple((b.name, b.title) for b in blocks)
+    if not blocks:
+        if wanted is not None:
+            raise CortesRulesError(f"this rulebook has no scenarios (asked for {wanted!r})")
+        return modules, None, ()
+    names = [b.name for b in blocks]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise CortesRulesError(f"two scenarios are called {', '.join(twice)}")
+    chosen = blocks[0] if wanted is None else _find_scenario(blocks, wanted)
+    maps = {i.name for m in modules for i in m.items if isinstance(i, ir.MapBlock)}
+    keep_map = chosen.map if chosen.map in maps else None
+
+    def kept(item: ir.Item) -> ir.Item | None:
+        if isinstance(item, ir.ScenarioBlock):
+            return item.clause if item is chosen else None
+        if isinstance(item, ir.MapBlock) and keep_map is not None and item.name != keep_map:
+            return None
+        return item
+
+    modules = [ir.Module(m.path, m.text, tuple(k for i in m.items if (k := kept(i)) is not None))
+               for m in modules]
+    if chosen.map is not None and chosen.map not in maps and len(maps) > 1:
+        raise CortesRulesError(f"scenario {chosen.name} is played on map {chosen.map!r}, "
+                               f"which this rulebook does not hold (maps: "
+                               f"{', '.join(sorted(maps))})")
+    return modules, chosen, listing
+
+
+def _find_scenario(blocks: list[ir.ScenarioBlock], wanted: str | int) -> ir.ScenarioBlock:
+    """A scenario by name (any case) or by number (4 finds IV)."""
+    text = str(wanted).strip()
+    if text.isdigit() and 0 < int(text) < 4000:
+        text = to_roman(int(text))
+    for block in blocks:
+        if block.name.lower() == text.lower():
+            return block
+    known = ", ".join(b.name for b in blocks)
+    raise CortesRulesError(f"no scenario {wanted!r} in this rulebook (scenarios: {known})")
 
 
 def _chosen_readings(modules: Iterable[ir.Module], readings: Mapping[str, str] | None

@@ -1,7 +1,7 @@
 """Self-play: a game between two players who choose uniformly among the legal actions.
 
 ``cortes-rules selfplay --seed N [--options PRESET|RULES] [--max-turns K]
-[--setup NAME]`` plays one such game and prints how it ended: the outcome
+[--setup NAME] [--scenario NAME]`` plays one such game and prints how it ended: the outcome
 the rulebook's own ending rules give (winner, reason, and whatever the
 ending reports: a level of victory, loss points by cause), or that it was
 unfinished after K game turns. Nothing here knows a game: the players, the
@@ -40,6 +40,7 @@ class SelfPlayResult:
     setup: str | None
     options: tuple[str, ...]
     max_turns: int
+    scenario: str | None = None
     turn: int = 1
     decisions: int = 0
     chance_events: int = 0
@@ -53,7 +54,8 @@ class SelfPlayResult:
     def lines(self) -> Iterator[str]:
         """The report as text lines."""
         options = ", ".join(self.options) or "none"
-        yield (f"Self-play of {self.rulebook}: seed {self.seed}, set-up "
+        scenario = f"scenario {self.scenario}, " if self.scenario else ""
+        yield (f"Self-play of {self.rulebook}: {scenario}seed {self.seed}, set-up "
                f"{self.setup or 'placed by the players'}, optional rules on: {options}")
         players = ", ".join(f"{p} {n}" for p, n in self.moves_by_player.items())
         yield (f"{self.decisions} decisions ({players or 'none'}), "
@@ -85,7 +87,8 @@ def parse_options(text: str | None) -> list[str]:
 def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
              options: str | Iterable[str] = (), max_turns: int = 20,
              setup: str | None = None, max_decisions: int = MAX_DECISIONS,
-             after_each: Callable[[GameState], None] | None = None) -> SelfPlayResult:
+             after_each: Callable[[GameState], None] | None = None,
+             scenario: str | int | None = None) -> SelfPlayResult:
     """Play one game with uniformly random legal choices for every player.
 
     Args:
@@ -102,6 +105,8 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
         after_each: called with the state after the set-up and after every
             action (decision or chance), e.g. to check invariants; what it
             raises propagates.
+        scenario: for a rulebook with scenarios, the one to play (by name or
+            number; by default the first).
 
     Raises:
         CortesRulesError: bad options, set-up or limits; a rulebook that
@@ -113,17 +118,18 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
         raise CortesRulesError(f"the turn limit is a whole number of at least 1, "
                                f"not {max_turns!r}")
     if isinstance(rulebook, Rulebook):
-        if options:
-            raise CortesRulesError("options are chosen when a rulebook is loaded: pass its "
-                                   "name, not a loaded rulebook, to switch options on")
+        if options or scenario is not None:
+            raise CortesRulesError("options and scenarios are chosen when a rulebook is "
+                                   "loaded: pass its name, not a loaded rulebook")
         book = rulebook
     else:
-        book = load(rulebook, options=options)
+        book = load(rulebook, options=options, scenario=scenario)
     if setup is None and book.setups and not book.opening_phases:
         setup = DEFAULT_SETUP if DEFAULT_SETUP in book.setups else book.setups[0]
     state = book.new_game(seed=seed, setup=setup)
     result = SelfPlayResult(book.name, seed, setup, tuple(_ordered(book.program.options)),
-                            max_turns, moves_by_player={p: 0 for p in book.players})
+                            max_turns, book.scenario,
+                            moves_by_player={p: 0 for p in book.players})
     choose = random.Random(seed)
     if after_each is not None:
         after_each(state)

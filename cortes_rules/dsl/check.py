@@ -115,9 +115,10 @@ class Checker:
             else:
                 seen[rule.number] = rule
             if not rule.summary:
-                what = "mechanism block" if rule.mechanism else "rule"
-                self.error(rule.span, f"{what} {rule.number.removeprefix('lib:')} has no "
-                           "summary", rule.number)
+                what = ("scenario" if rule.kind == "scenario" else "mechanism block"
+                        if rule.mechanism else "rule")
+                name = rule.number.removeprefix("lib:").removeprefix("scenario:")
+                self.error(rule.span, f"{what} {name} has no summary", rule.number)
 
     # -------------------------------------------------------------- interpretations
     def check_interpretations(self) -> None:
@@ -185,7 +186,7 @@ class Checker:
                        f"{node.reading!r} (readings: {', '.join(known)})"
                        f"{hint(node.reading, known)}", rule, expected=known)
             return
-        if not rule.startswith(("map ", "lib:")) and rule not in entry.rules:
+        if not rule.startswith(("map ", "lib:", "scenario:")) and rule not in entry.rules:
             self.error(node.entry_span, f"rule {rule} depends on interpretation {entry.id}, "
                        f"which names rules {', '.join(entry.rules)} only: add {rule} to "
                        "its 'rules'", rule, severity="warning")

@@ -140,6 +140,10 @@ def expand_modules(modules: Sequence[ir.Module]) -> list[ir.Module]:
             if isinstance(item, ir.Rule) and _uses_forms(item.statements):
                 item = attrs.evolve(item, statements=tuple(_expand(item, item.statements,
                                                                    forms)))
+            elif isinstance(item, ir.ScenarioBlock) and _uses_forms(item.clause.statements):
+                clause = item.clause
+                item = attrs.evolve(item, clause=attrs.evolve(
+                    clause, statements=tuple(_expand(clause, clause.statements, forms))))
             items.append(item)
         out.append(ir.Module(module.path, module.text, tuple(items)))
     return out

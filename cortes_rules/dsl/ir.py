@@ -559,11 +559,13 @@ class ActionDecl:
 
 @attrs.frozen
 class HideDecl:
-    """``hide piece when C``: ``piece`` is hidden from ``viewer`` while C holds."""
+    """``hide piece when C``: ``piece`` is hidden from ``viewer`` while C holds;
+    ``hide piece and place when C`` hides where it is too."""
 
     when: Expr
     rule: str
     span: Span
+    place: bool = False
 
 
 @attrs.frozen
@@ -871,6 +873,21 @@ class Rule:
     """``"definition"`` or ``"commentary"`` when the clause says it states no rule of play."""
 
 
+@attrs.frozen
+class ScenarioBlock:
+    """``scenario I "..." { map board_a  options all  ... }``: a starting situation,
+    chosen at load; ``clause`` holds its statements (numbered ``scenario:NAME``)."""
+
+    name: str
+    title: str
+    map: str | None
+    """The map block it is played on (none: the rulebook's only map)."""
+    options: tuple[str, ...]
+    """Optional rules it switches on: rule numbers, or ``("all",)``."""
+    clause: Rule
+    span: Span
+
+
 # ----------------------------------------------------------------- data blocks
 
 
@@ -1117,7 +1134,8 @@ class Interpretation:
         return next((r for r in self.readings if r.name == name), None)
 
 
-Item = Union[Rule, MapBlock, CountersBlock, SetupBlock, GameBlock, Interpretation]
+Item = Union[Rule, MapBlock, CountersBlock, SetupBlock, GameBlock, Interpretation,
+             ScenarioBlock]
 
 
 @attrs.frozen
@@ -1190,6 +1208,10 @@ class Program:
     """The interpretations registry: entry id -> entry, in load order."""
     readings: Mapping[str, str] = attrs.Factory(dict)
     """The reading chosen for each entry that has a default or was chosen at load."""
+    scenarios: tuple[tuple[str, str], ...] = ()
+    """The rulebook's scenarios, (name, title), in load order."""
+    scenario: str | None = None
+    """The scenario chosen at load (none when the rulebook has none)."""
 
     def of(self, kind: type) -> list:  # type: ignore[type-arg]
         """Every statement of one kind, in load order."""

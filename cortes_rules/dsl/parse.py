@@ -364,6 +364,35 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ir.Rule(label, _string(title), False, summary, tuple(statements),
                        self._span(meta), mechanism=True, has_readings=self._took_readings())
 
+    def scenario_block(self, meta: Any, c: list[Any]) -> ir.ScenarioBlock:
+        name, title, *body = c
+        label = f"scenario:{name}"
+        summary = None
+        map_name: str | None = None
+        options: tuple[str, ...] = ()
+        statements = []
+        for item in body:
+            if isinstance(item, tuple) and item[0] == "summary":
+                summary = item[1]
+            elif isinstance(item, tuple) and item[0] == "scenario_map":
+                map_name = item[1]
+            elif isinstance(item, tuple) and item[0] == "scenario_options":
+                every, numbers = item[1]
+                options = ("all",) if every else numbers
+            elif not (isinstance(item, tuple) and item[0] == "kind"):
+                statements.append(attrs_evolve_rule(item, label))
+        clause = ir.Rule(label, _string(title), False, summary, tuple(statements),
+                         self._span(meta), mechanism=True, has_readings=self._took_readings(),
+                         kind="scenario")
+        return ir.ScenarioBlock(str(name), _string(title), map_name, options, clause,
+                                self._span(meta))
+
+    def scenario_map(self, meta: Any, c: list[Any]) -> tuple[str, str]:
+        return ("scenario_map", str(c[0]))
+
+    def scenario_options(self, meta: Any, c: list[Any]) -> tuple[str, tuple[bool, tuple[str, ...]]]:
+        return ("scenario_options", c[0])
+
     def _took_readings(self) -> bool:
         """Whether readings were used since the last clause (the tree is transformed
         bottom-up, so those are the ones inside the clause being built)."""
@@ -828,7 +857,10 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ir.ActionParam(str(c[0]), str(c[1]), self._span(meta))
 
     def hide_decl(self, meta: Any, c: list[Any]) -> ir.HideDecl:
-        return ir.HideDecl(c[0], "", self._span(meta))
+        return ir.HideDecl(c[-1], "", self._span(meta), place=c[0] is not None)
+
+    def hide_place(self, meta: Any, c: list[Any]) -> bool:
+        return True
 
     def face_die_decl(self, meta: Any, c: list[Any]) -> ir.FaceDieDecl:
         return ir.FaceDieDecl(str(c[0]), c[1], "", self._span(meta))

@@ -165,7 +165,7 @@ def statement(node: ir.Statement) -> str:
         params = ", ".join(f"{p.name}: {p.type}" for p in node.params)
         return f'action {node.name}{f"({params})" if params else ""} "{node.label}"'
     if isinstance(node, ir.HideDecl):
-        return f"hide piece when {expr(node.when)}"
+        return f"hide piece{' and place' if node.place else ''} when {expr(node.when)}"
     if isinstance(node, ir.Sequence):
         opening = "opening " if node.opening else ""
         return f"{opening}sequence {node.name} ({len(node.phases)} phases)"

@@ -324,6 +324,8 @@ class Machine:
         for p in program.of(ir.Permit):
             self.permit_rules.setdefault((p.action, p.despite), []).append(p.rule)
         self.hides = tuple(c.expr(h.when, h.rule) for h in program.of(ir.HideDecl))
+        self.place_hides = tuple(c.expr(h.when, h.rule) for h in program.of(ir.HideDecl)
+                                 if h.place)
         self.attributes = [(a, c.expr(a.initial, a.rule) if a.initial is not None else None)
                            for a in program.of(ir.AttributeDecl)]
         self.values = [(v.name, c.expr(v.initial, v.rule)) for v in program.of(ir.ValueDecl)]
@@ -1793,6 +1795,13 @@ class GameState:
         env = {"piece": piece, "viewer": viewer}
         return any(h(self, env) for h in self.machine.hides)
 
+    def place_hidden_from(self, piece: Piece, viewer: Player) -> bool:
+        """Whether where ``piece`` is, not only what it is, is kept from ``viewer``."""
+        if (piece.index, viewer.index) in self.revealed:
+            return False
+        env = {"piece": piece, "viewer": viewer}
+        return any(h(self, env) for h in self.machine.place_hides)
+
     def observation(self, player: str) -> dict[str, Any]:
         """What one player may see: visible pieces by id, hidden ones only as counts."""
         world = self.machine.world
@@ -1805,6 +1814,8 @@ class GameState:
             place = self.where[piece.index]
             if self.hidden_from(piece, viewer):
                 key = place.id if place is not None else "off"
+                if self.machine.place_hides and self.place_hidden_from(piece, viewer):
+                    key = "unknown"
                 hidden[key] = hidden.get(key, 0) + 1
                 continue
             record = {"place": place.id if place is not None else None}
