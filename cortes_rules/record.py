@@ -38,6 +38,7 @@ from .dsl.diagnostics import source_lines
 from .engine.actions import Action
 from .engine.machine import GameState
 from .errors import CortesRulesError, IllegalActionError, NotationError, RecordError
+from ._resources import data_dir
 from .loader import shipped_rulebooks
 
 _HEADERS = ("rulebook", "setup", "seed", "turn-limit")
@@ -75,12 +76,21 @@ def rulebook_names() -> list[str]:
 
 
 def default_rulebook() -> str:
-    """The rulebook a record or a command means when it names none: the only shipped one.
+    """The rulebook a record or a command means when it names none.
+
+    It is the one the file ``DEFAULT`` of the shipped rulebooks' folder names
+    (data, so that no game is named in the code), or else the only shipped one.
 
     Raises:
-        CortesRulesError: several rulebooks are shipped (or none), so one must be named.
+        CortesRulesError: several rulebooks are shipped and none is the default
+            (or none is shipped), so one must be named.
     """
     names = rulebook_names()
+    marker = data_dir("rulebook") / "DEFAULT"
+    if marker.is_file():
+        named = marker.read_text(encoding="utf-8").strip()
+        if named in names:
+            return named
     if len(names) != 1:
         raise CortesRulesError(f"name a rulebook (shipped: {', '.join(names) or 'none'})")
     return names[0]

@@ -1,0 +1,88 @@
+"""Grands Stratèges: seeded random games of scenarios I-III, basic and advanced,
+with the invariants the rules promise checked after every action.
+
+- II.6: at the end of every movement phase each hex holds at most one unit;
+- IV.2, IV.7: when a combat phase ends, no unit of the phasing player stands in
+  a hex controlled by an enemy it could still attack (one not attacked yet);
+- IV.21: no unit retreats into a hex an enemy controls, or into an enemy's hex;
+- scenario I: until both deployments are made, neither player sees where the
+  other's units are.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import cortes_rules
+from cortes_rules import GameState
+
+GAMES = 8
+ACTION_CAP = 40000
+
+
+def _check_before(state: GameState, action: str) -> None:
+    if action.startswith("retreat "):
+        _, unit, hex_id = action.split()
+        side = state.evaluate("u.side", u=unit)
+        assert not state.evaluate("enemy_controls(h, s)", h=hex_id, s=side), \
+            f"{unit} retreats into {hex_id}, which an enemy controls"
+        assert not state.evaluate("any(x in h.pieces where x.side != s)", h=hex_id, s=side)
+
+
+def _check_after(state: GameState, before_phase: str, before_player: str | None) -> None:
+    if before_phase.endswith("_movement") and state.phase != before_phase:
+        crowded = state.evaluate("list(h for h in hexes where count(h.pieces) > 1)")
+        assert not crowded, f"after {before_phase}: more than one unit in {crowded}"
+    if before_phase.endswith("_combat") and state.phase != before_phase \
+            and not state.is_terminal():
+        side = before_phase[0]
+        owing = state.evaluate("list(u for u in own_units(s) where must_attack(u, s))", s=side)
+        assert not owing, f"after {before_phase}: {owing} still had to attack"
+    if state.evaluate("deploying"):
+        for viewer, other in (("a", "b"), ("b", "a")):
+            seen = state.observation(viewer)
+            assert not any(uid.startswith(other.upper()) for uid in seen["pieces"]), \
+                f"{viewer} sees the other side's deployment"
+            assert set(seen["hidden"]) <= {"unknown"}
+
+
+def play(book: cortes_rules.Rulebook, seed: int) -> GameState:
+    state = book.new_game(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(ACTION_CAP):
+        if state.is_terminal():
+            return state
+        if state.is_chance_node():
+            state.apply_chance()
+            continue
+        phase, player = state.phase, state.current_player
+        action = str(rng.choice(state.legal_actions()))
+        _check_before(state, action)
+        state.apply(action)
+        _check_after(state, phase, player)
+    raise AssertionError(f"seed {seed}: no end after {ACTION_CAP} actions")
+
+
+@pytest.mark.rule("II.6", "IV.2", "IV.7", "IV.21", "I.1", rulebook="grands_strateges")
+@pytest.mark.parametrize("scenario", ["I", "II", "III"])
+@pytest.mark.parametrize("options", ["basic", "advanced"])
+def test_random_games_of_each_scenario_keep_every_invariant(scenario: str, options: str) -> None:
+    book = cortes_rules.load("grands_strateges", scenario=scenario, options=options)
+    outcomes = [play(book, seed).outcome() for seed in range(1, GAMES + 1)]
+    assert all(o is not None for o in outcomes)
+    # Every game ends with a result: a winner, or a draw when the turns run out.
+    assert all(o.reason for o in outcomes if o is not None)
+    assert all(o.details for o in outcomes if o is not None)
+
+
+@pytest.mark.rule("I.1", rulebook="grands_strateges")
+@pytest.mark.parametrize("scenario", ["1", "2", "3"])
+def test_selfplay_reaches_the_end_of_each_scenario(scenario: str) -> None:
+    from cortes_rules.selfplay import selfplay
+
+    for seed in range(1, 6):
+        result = selfplay("grands_strateges", scenario=scenario, seed=seed, max_turns=30)
+        assert result.finished and result.outcome is not None
+        assert result.outcome.reason.startswith(("The scenario's", "Player"))

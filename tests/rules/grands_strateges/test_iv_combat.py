@@ -1,0 +1,230 @@
+"""Grands Stratèges, section IV: combat, its results, retreats and advances.
+
+The battles of examples X-XXIV, set on the test board (``examples_map.rules``)
+with units of the factors the examples give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from gs_helpers import refusal_rules
+
+from cortes_rules import GameState
+
+GameMaker = Callable[..., GameState]
+
+
+def fight(state: GameState, targets: list[str], attackers: list[str], roll: int) -> GameState:
+    state.apply(f"attack {targets[0]}")
+    for uid in attackers:
+        state.apply(f"join {uid}")
+    for target in targets[1:]:
+        state.apply(f"attack {target}")
+    state.apply("resolve")
+    assert state.is_chance_node()
+    state.apply(f"roll {roll}")
+    return state
+
+
+def last_lines(state: GameState, n: int = 6) -> str:
+    return "\n".join(entry.text for entry in state.log[-n:])
+
+
+def legal(state: GameState) -> set[str]:
+    return {str(action) for action in state.legal_actions()}
+
+
+@pytest.mark.rule("IV.16", rulebook="grands_strateges")
+@pytest.mark.rule("IV.14", rulebook="grands_strateges")
+def test_example_xiv_eight_against_four_is_two_to_one(gs_game: GameMaker) -> None:
+    state = fight(gs_game({"A1": "0602", "B6": "0603"}, combat=True), ["0603"], ["A1"], 6)
+    assert "attack 8, defence 4, odds 2:1" in last_lines(state)
+
+
+@pytest.mark.rule("IV.14", rulebook="grands_strateges")
+@pytest.mark.rule("IV.16", rulebook="grands_strateges")
+def test_example_xv_one_unit_against_two_is_one_to_one(gs_game: GameMaker) -> None:
+    state = gs_game({"A1": "0602", "B17": "0601", "B6": "0701"}, combat=True)
+    state.apply("attack 0601")
+    state.apply("join A1")
+    # Both units control A1's hex: its battle must take in both (IV.7).
+    assert "IV.7" in refusal_rules(state, "resolve")
+    state.apply("attack 0701")
+    state.apply("resolve")
+    state.apply("roll 6")
+    assert "attack 8, defence 6, odds 1:1" in last_lines(state)
+
+
+@pytest.mark.rule("IV.10", rulebook="grands_strateges")
+def test_example_xvi_a_village_doubles_the_defence(gs_game: GameMaker) -> None:
+    state = fight(gs_game({"A1": "1502", "B11": "1503"}, combat=True), ["1503"], ["A1"], 6)
+    assert "attack 8, defence 6, odds 1:1" in last_lines(state)
+
+
+@pytest.mark.rule("IV.19", rulebook="grands_strateges")
+@pytest.mark.rule("IV.21", rulebook="grands_strateges")
+def test_example_xix_defender_retreats_at_one_to_one_on_a_four(gs_game: GameMaker) -> None:
+    state = fight(gs_game({"A1": "0602", "B1": "0603"}, combat=True), ["0603"], ["A1"], 4)
+    assert "at 1:1: DR" in last_lines(state)
+    assert state.current_player == "b"
+    assert "retreat B1 0604" in legal(state)
+
+
+@pytest.mark.rule("IV.19", rulebook="grands_strateges")
+@pytest.mark.rule("IV.10", rulebook="grands_strateges")
+def test_example_xix_in_a_forest_the_attacker_retreats_instead(gs_game: GameMaker) -> None:
+    state = fight(gs_game({"A1": "0604", "B1": "0605"}, combat=True), ["0605"], ["A1"], 4)
+    assert "attack 8, defence 16, odds 1:2" in last_lines(state)
+    assert "at 1:2: AR" in last_lines(state)
+    assert state.current_player == "a"
+    assert any(action.startswith("retreat A1 ") for action in legal(state))
+
+
+@pytest.mark.rule("IV.19", rulebook="grands_strateges")
+def test_example_xx_attacker_eliminated_at_one_to_two_on_a_one(gs_game: GameMaker) -> None:
+    state = gs_game({"B3": "0707", "A11": "0706", "A17": "0708"}, combat=True)
+    state = fight(state, ["0707"], ["A11", "A17"], 1)
+    assert "attack 5, defence 6, odds 1:2" in last_lines(state)
+    assert state.place_of("A11") == "eliminated.a"
+    assert state.place_of("A17") == "eliminated.a"
+    assert state.place_of("B3") == "0707"
+
+
+@pytest.mark.rule("IV.19", rulebook="grands_strateges")
+def test_example_xxi_the_exchange_spares_a_unit_too_weak_alone(gs_game: GameMaker) -> None:
+    positions = {"B11": "0707", "A6": "0706", "A17": "0708", "A7": "0807"}
+    state = fight(gs_game(positions, combat=True), ["0707"], ["A6", "A17", "A7"], 1)
+    assert "attack 10, defence 3, odds 3:1" in last_lines(state)
+    assert state.place_of("B11") == "eliminated.b"
+    choices = {a for a in legal(state) if a.startswith("lose ")}
+    assert choices == {"lose A6", "lose A7"}
+    assert "IV.19" in refusal_rules(state, "lose A17")
+    state.apply("lose A7")
+    assert state.place_of("A6") == "0706" and state.place_of("A17") == "0708"
+    # On a 6 only the defender would have gone.
+    state = fight(gs_game(positions, combat=True), ["0707"], ["A6", "A17", "A7"], 6)
+    assert state.place_of("B11") == "eliminated.b"
+    assert all(state.place_of(u) != "eliminated.a" for u in ("A6", "A17", "A7"))
+
+
+@pytest.mark.rule("IV.19", rulebook="grands_strateges")
+def test_example_xxii_two_weak_units_may_pay_the_exchange_together(gs_game: GameMaker) -> None:
+    positions = {"B6": "0707", "A3": "0706", "A17": "0708", "A18": "0807", "A4": "0808"}
+    state = fight(gs_game(positions, combat=True), ["0707"], ["A3", "A17", "A18", "A4"], 1)
+    assert "attack 14, defence 4, odds 3:1" in last_lines(state) or \
+        "defence 4, odds 4:1" in last_lines(state)
+    assert {a for a in legal(state) if a.startswith("lose ")} == {
+        "lose A3", "lose A17", "lose A18", "lose A4"}
+    state.apply("lose A17")
+    # With A17 gone, only A18 completes a set in which no unit is spare.
+    assert {a for a in legal(state) if a.startswith("lose ")} == {"lose A18"}
+    state.apply("lose A18")
+    assert state.place_of("A3") == "0706" and state.place_of("A4") == "0808"
+
+
+@pytest.mark.rule("IV.2", rulebook="grands_strateges")
+@pytest.mark.rule("III.7", rulebook="grands_strateges")
+def test_example_x_a_unit_in_a_village_need_not_attack(gs_game: GameMaker) -> None:
+    # Z (A6) in the clear next to B (B6) in the village must attack it...
+    state = gs_game({"A6": "1502", "B6": "1503"}, combat=True)
+    assert refusal_rules(state, "end_combat") == {"IV.2"}
+    # ...but a unit in the village need not attack the enemy next to it.
+    state = gs_game({"A6": "1503", "B6": "1502"}, combat=True)
+    state.apply("end_combat")
+    assert state.phase == "b_movement"
+
+
+@pytest.mark.rule("IV.3", rulebook="grands_strateges")
+def test_example_x_no_battle_across_a_river_without_bridge(gs_game: GameMaker) -> None:
+    state = gs_game({"A6": "1302", "B6": "1403"}, combat=True)
+    state.apply("attack 1403")
+    assert "IV.3" in refusal_rules(state, "join A6")
+
+
+@pytest.mark.rule("IV.7", rulebook="grands_strateges")
+def test_example_xi_a_unit_attacks_every_controller_at_once(gs_game: GameMaker) -> None:
+    state = gs_game({"A6": "0707", "B6": "0706", "B7": "0708"}, combat=True)
+    state.apply("attack 0706")
+    state.apply("join A6")
+    assert "IV.7" in refusal_rules(state, "resolve")
+    state.apply("attack 0708")
+    assert "resolve" in legal(state)
+
+
+@pytest.mark.rule("IV.8", rulebook="grands_strateges")
+def test_example_xii_units_in_one_zone_attack_together(gs_game: GameMaker) -> None:
+    state = gs_game({"B6": "0707", "A6": "0706", "A7": "0708", "A8": "0807"}, combat=True)
+    state.apply("attack 0707")
+    state.apply("join A6")
+    assert "IV.8" in refusal_rules(state, "resolve")
+    state.apply("join A7")
+    state.apply("join A8")
+    assert "resolve" in legal(state)
+
+
+@pytest.mark.rule("IV.5", rulebook="grands_strateges")
+def test_a_unit_attacks_once_per_phase(gs_game: GameMaker) -> None:
+    # A1 in the forest (which no enemy controls) may pick its battle.
+    state = gs_game({"A1": "0805", "B1": "0804", "B2": "0806"}, combat=True)
+    fight(state, ["0804"], ["A1"], 6)     # 8 against 8, a 6: DR
+    assert "at 1:1: DR" in last_lines(state)
+    state.apply(next(a for a in sorted(legal(state)) if a.startswith("retreat B1 ")))
+    state.apply("stop")
+    state.apply("attack 0806")
+    assert "IV.5" in refusal_rules(state, "join A1")
+
+
+@pytest.mark.rule("IV.6", rulebook="grands_strateges")
+def test_a_unit_is_attacked_once_per_phase(gs_game: GameMaker) -> None:
+    state = gs_game({"A1": "0503", "A7": "0606", "B1": "0504"}, combat=True)
+    fight(state, ["0504"], ["A1"], 6)     # 8 against 8, a 6: DR
+    # Into the forest, which A7 next to it cannot control.
+    state.apply("retreat B1 0605")
+    state.apply("stop")
+    assert "IV.6" in refusal_rules(state, "attack 0605")
+
+
+@pytest.mark.rule("IV.21", rulebook="grands_strateges")
+def test_example_xxiii_no_uncontrolled_hex_to_retreat_into(gs_game: GameMaker) -> None:
+    state = gs_game({"B6": "0707", "A1": "0706", "A6": "0808", "A7": "0608"}, combat=True)
+    fight(state, ["0707"], ["A1", "A6", "A7"], 4)
+    assert "odds 4:1" in last_lines(state) and ": DR" in last_lines(state)
+    assert state.place_of("B6") == "eliminated.b"
+
+
+@pytest.mark.rule("IV.21", rulebook="grands_strateges")
+@pytest.mark.rule("III.7", rulebook="grands_strateges")
+def test_example_xxiv_retreat_into_the_forest_not_into_a_controlled_hex(gs_game: GameMaker) -> None:
+    state = fight(gs_game({"A1": "0603", "B6": "0604"}, combat=True), ["0604"], ["A1"], 6)
+    assert "odds 2:1" in last_lines(state) and ": DR" in last_lines(state)
+    retreats = {a for a in legal(state) if a.startswith("retreat ")}
+    assert retreats == {"retreat B6 0605", "retreat B6 0704", "retreat B6 0504"}
+    assert "IV.21" in refusal_rules(state, "retreat B6 0703")
+
+
+@pytest.mark.rule("IV.23", rulebook="grands_strateges")
+@pytest.mark.rule("IV.24", rulebook="grands_strateges")
+def test_a_retreat_pushes_a_friend_back_and_the_winner_advances(gs_game: GameMaker) -> None:
+    state = fight(gs_game({"A1": "0201", "B6": "0101", "B7": "0102"}, combat=True),
+                  ["0101"], ["A1"], 6)
+    assert {a for a in legal(state) if a.startswith("retreat ")} == {"retreat B6 0102"}
+    state.apply("retreat B6 0102")
+    assert {a for a in legal(state) if a.startswith("retreat ")} == {
+        "retreat B7 0103", "retreat B7 0203"}
+    state.apply("retreat B7 0103")
+    assert state.place_of("B6") == "0102" and state.place_of("B7") == "0103"
+    assert "advance A1 0101" in legal(state)
+    state.apply("advance A1 0101")
+    assert state.place_of("A1") == "0101"
+
+
+@pytest.mark.rule("IV.23", rulebook="grands_strateges")
+def test_a_broken_chain_eliminates_the_first_unit(gs_game: GameMaker) -> None:
+    positions = {"A1": "0201", "A6": "0204", "B6": "0101", "B7": "0102"}
+    state = fight(gs_game(positions, combat=True), ["0101"], ["A1"], 6)
+    state.apply("retreat B6 0102")
+    # B7 has nowhere to go (A6 controls 0103 and 0203): the chain is undone.
+    assert state.place_of("B6") == "eliminated.b"
+    assert state.place_of("B7") == "0102"
