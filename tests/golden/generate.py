@@ -22,7 +22,10 @@ Three kinds of games:
   ply cap;
 * ``full-beginner-NN``, ``full-veteran-NN``: whole games with each preset of
   optional rules, from the set-up stage (3.1-3.3) to the end of the game or
-  the end of game turn 20; their legal lines are digests (golden.py).
+  the end of game turn 20; their legal lines are digests (golden.py);
+* ``gs-i-basic-NN``, ``gs-ii-basic-NN``, ``gs-iii-advanced-NN``: whole games of
+  Grands Stratèges scenarios, from the screened deployment to the result
+  (legal lines as digests).
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ P_END = 0.12
 P_ATTACK = 0.6
 #: Full games: the chance that the Spanish player splits for an interphase (4.3).
 P_SPLIT = 0.15
+#: Grands Stratèges: the chance that a player moves a unit nearer the enemy when he can.
+P_CLOSE = 0.8
 #: The chance that the attacker calls off an open battle when he may.
 P_CANCEL = 0.1
 
@@ -77,6 +82,8 @@ class GameSpec:
     ply_cap: int
     random_positions: bool = False
     options: str | None = None
+    rulebook: str = "cortes"
+    scenario: str | None = None
 
 
 def game_specs() -> list[GameSpec]:
@@ -89,6 +96,12 @@ def game_specs() -> list[GameSpec]:
     specs += [GameSpec(f"full-{preset}-{i:02d}", None, base + i, FULL_TURNS, FULL_PLY_CAP,
                        options=preset)
               for preset, base in (("beginner", 400), ("veteran", 500)) for i in range(1, 3)]
+    # Grands Stratèges: whole games of scenarios I-III, basic and advanced.
+    specs += [GameSpec(f"gs-{name.lower()}-{options}-{i:02d}", None, base + i, 30, FULL_PLY_CAP,
+                       options=options, rulebook="grands_strateges", scenario=name)
+              for name, options, base, count in (("I", "basic", 600, 3), ("II", "basic", 610, 1),
+                                                 ("III", "advanced", 620, 2))
+              for i in range(1, count + 1)]
     return specs
 
 
@@ -159,6 +172,42 @@ def choose_full(rng: random.Random, legal: tuple[str, ...]) -> str:
     return choose(rng, legal)
 
 
+def choose_gs(rng: random.Random, legal: tuple[str, ...], state: cortes_rules.GameState
+              ) -> str:
+    """The random player of the Grands Stratèges games, spoiling for a fight.
+
+    As :func:`choose_full`, a player who may open a battle does so with chance
+    P_ATTACK; a move that brings a unit nearer the closest enemy unit is
+    picked with chance P_CLOSE; a unit steps off the map (VI.1, which
+    eliminates it) only when nothing else is legal.
+    """
+    from cortes_rules.engine import hexgrid
+
+    attacks = [a for a in legal if a.startswith("attack ")]
+    if attacks and rng.random() < P_ATTACK:
+        return rng.choice(attacks)
+    staying = tuple(a for a in legal if not a.startswith("exit ")) or legal
+    moves = [a for a in staying if a.startswith("move ")]
+    if moves and rng.random() < P_CLOSE:
+        player = state.current_player
+        found = state.evaluate("list(u for u in pieces where u.side != q and on_map(u))",
+                               q=player)
+        enemies = [h for h in (state.place_of(str(u)) for u in found) if h]
+
+        def nearer(action: str) -> bool:
+            _, unit, to = action.split()
+            here = state.place_of(unit)
+            if not enemies or here is None:
+                return False
+            return min(hexgrid.distance(to, e) for e in enemies) < \
+                min(hexgrid.distance(here, e) for e in enemies)
+
+        closing = [a for a in moves if nearer(a)]
+        if closing:
+            return rng.choice(closing)
+    return choose(rng, staying)
+
+
 def choose(rng: random.Random, legal: tuple[str, ...]) -> str:
     """The random player.
 
@@ -181,7 +230,7 @@ def play(book: cortes_rules.Rulebook, spec: GameSpec, positions: Mapping[str, st
          ) -> golden.Trace:
     header = golden.Header(spec.name, spec.setup, spec.seed, spec.turn_limit, spec.ply_cap,
                            dict(positions), spec.options,
-                           "digest" if spec.options else "full")
+                           "digest" if spec.options else "full", spec.rulebook, spec.scenario)
     state = golden.new_game(book, header)
     rng = random.Random(spec.seed)
     plies = []
@@ -190,12 +239,17 @@ def play(book: cortes_rules.Rulebook, spec: GameSpec, positions: Mapping[str, st
         recorded = legal if header.legal_form == "full" else (golden.digest(legal),)
         if not legal:
             raise RuntimeError(f"{spec.name}: no legal action at ply {len(plies) + 1}")
-        policy = choose_full if spec.options else choose
-        chosen = None if state.is_chance_node() else policy(rng, legal)
+        if state.is_chance_node():
+            chosen = None
+        elif spec.rulebook != "cortes":
+            chosen = choose_gs(rng, legal, state)
+        else:
+            chosen = (choose_full if spec.options else choose)(rng, legal)
         action, log = golden.apply_and_log(state, chosen)
         plies.append(golden.Ply(len(plies) + 1, turn, to_act, phase, recorded, action, log))
     return golden.Trace(header, tuple(plies), golden.ending(state),
-                        golden.finals(state, book.unit_ids), golden.outcome_lines(state))
+                        golden.finals(state, golden.book_for(header, book).unit_ids),
+                        golden.outcome_lines(state))
 
 
 def kind_of(name: str) -> str:
@@ -203,7 +257,7 @@ def kind_of(name: str) -> str:
 
 
 KINDS = ("place", "end", "move", "attack", "join", "resolve", "cancel", "roll", "lose", "advance",
-         "stop", "remove")
+         "stop", "remove", "end_combat", "retreat", "exit")
 
 
 def summary(traces: list[golden.Trace]) -> str:

@@ -25,7 +25,8 @@ the engine's behaviour shows up as a readable ``git diff``::
     final A1 2810 4
     final S1 off 0
 
-The header gives everything ``Rulebook.new_game`` needs: ``setup`` is a set-up
+The header gives everything ``Rulebook.new_game`` needs: ``rulebook`` and
+``scenario`` (only for a rulebook other than Cortés) name what is loaded; ``setup`` is a set-up
 name or ``none``; ``positions`` (only when the game adds its own units) lists
 ``unit@hex`` pairs; ``options`` (only when some are on) names the optional
 rules the rulebook is loaded with (a preset such as ``veteran``, or rule
@@ -90,9 +91,16 @@ class Header:
     positions: Mapping[str, str] = field(default_factory=dict)
     options: str | None = None
     legal_form: str = "full"
+    rulebook: str = "cortes"
+    scenario: str | None = None
 
     def lines(self) -> list[str]:
-        lines = [f"game {self.game}", f"setup {self.setup or 'none'}"]
+        lines = [f"game {self.game}"]
+        if self.rulebook != "cortes":
+            lines.append(f"rulebook {self.rulebook}")
+        if self.scenario:
+            lines.append(f"scenario {self.scenario}")
+        lines.append(f"setup {self.setup or 'none'}")
         if self.positions:
             pairs = " ".join(f"{u}@{h}" for u, h in sorted(self.positions.items(),
                                                            key=lambda item: unit_key(item[0])))
@@ -239,6 +247,8 @@ def parse_trace(text: str, name: str = "<trace>") -> Trace:
         return values
 
     game = take("game")
+    rulebook = take("rulebook", optional=True) or "cortes"
+    scenario = take("scenario", optional=True)
     setup = take("setup")
     positions_text = take("positions", optional=True)
     positions: dict[str, str] = {}
@@ -257,7 +267,7 @@ def parse_trace(text: str, name: str = "<trace>") -> Trace:
     ply_cap = _int(take("ply-cap") or "", f"{name} ply-cap")
     assert game is not None and setup is not None
     header = Header(game, None if setup == "none" else setup, seed, turn_limit, ply_cap,
-                    positions, options or None, legal_form)
+                    positions, options or None, legal_form, rulebook, scenario)
 
     plies: list[Ply] = []
     while (number := take("ply", optional=True)) is not None:
@@ -308,14 +318,17 @@ _BOOKS: dict[str, Any] = {}
 
 
 def book_for(header: Header, default: Any) -> Any:
-    """The rulebook a trace is played with: ``default``, or Cortés with the header's options."""
-    if not header.options:
+    """The rulebook a trace is played with: ``default`` (Cortés), or the header's
+    rulebook loaded with its options and scenario."""
+    if header.rulebook == "cortes" and not header.options and not header.scenario:
         return default
-    if header.options not in _BOOKS:
+    key = f"{header.rulebook}|{header.options or ''}|{header.scenario or ''}"
+    if key not in _BOOKS:
         import cortes_rules
 
-        _BOOKS[header.options] = cortes_rules.load("cortes", options=header.options)
-    return _BOOKS[header.options]
+        _BOOKS[key] = cortes_rules.load(header.rulebook, options=header.options or (),
+                                        scenario=header.scenario)
+    return _BOOKS[key]
 
 
 def new_game(book: Any, header: Header) -> Any:
@@ -337,7 +350,13 @@ def unit_place_and_steps(state: Any, unit_id: str) -> tuple[str | None, int]:
     The one place the golden traces read a unit's state; an engine that keeps
     its units differently only has to change this helper.
     """
-    return state.place_of(unit_id), state.attribute(unit_id, "steps")
+    import cortes_rules
+
+    try:
+        steps = state.attribute(unit_id, "steps")
+    except cortes_rules.CortesRulesError:  # a rulebook whose units have no steps to lose
+        steps = state.attribute(unit_id, "max_steps")
+    return state.place_of(unit_id), steps
 
 
 def observe(state: Any, legal_form: str = "full") -> tuple[int, str, str, tuple[str, ...]]:

@@ -34,9 +34,20 @@ def _fail(path_name: str, where: str, expected: list[str], actual: list[str]) ->
 def test_the_traces_are_there():
     kinds = {path.stem.rsplit("-", 1)[0] for path in FILES}
     assert len(FILES) >= 40 and kinds == {"demo", "historical", "random", "full-beginner",
-                                          "full-veteran"}, (
-        f"expected at least 40 traces of five kinds in {golden.TRACES}; "
+                                          "full-veteran", "gs-i-basic", "gs-ii-basic",
+                                          "gs-iii-advanced"}, (
+        f"expected at least 40 traces of eight kinds in {golden.TRACES}; "
         "run tests/golden/generate.py")
+
+
+@pytest.mark.rule("I.1", rulebook="grands_strateges")
+def test_grands_strateges_games_run_from_the_deployment_to_their_result():
+    games = [golden.read_trace(path) for path in FILES if path.stem.startswith("gs-")]
+    assert {t.header.scenario for t in games} == {"I", "II", "III"}
+    for trace in games:
+        assert trace.header.rulebook == "grands_strateges"
+        assert trace.plies[0].phase == "deploy" and trace.header.legal_form == "digest"
+        assert trace.end == "terminal" and trace.outcome
 
 
 @pytest.mark.rule("3.1", "4.1", "5.3")
