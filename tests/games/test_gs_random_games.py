@@ -1,4 +1,4 @@
-"""Grands Stratèges: seeded random games of scenarios I-III, basic and advanced,
+"""Grands Stratèges: seeded random games of each stated scenario, basic and advanced,
 with the invariants the rules promise checked after every action.
 
 - II.6: at the end of every movement phase each hex holds at most one unit;
@@ -66,7 +66,7 @@ def play(book: cortes_rules.Rulebook, seed: int) -> GameState:
 
 
 @pytest.mark.rule("II.6", "IV.2", "IV.7", "IV.21", "I.1", rulebook="grands_strateges")
-@pytest.mark.parametrize("scenario", ["I", "II", "III"])
+@pytest.mark.parametrize("scenario", ["I", "II", "III", "VIII"])
 @pytest.mark.parametrize("options", ["basic", "advanced"])
 def test_random_games_of_each_scenario_keep_every_invariant(scenario: str, options: str) -> None:
     book = cortes_rules.load("grands_strateges", scenario=scenario, options=options)
@@ -78,7 +78,7 @@ def test_random_games_of_each_scenario_keep_every_invariant(scenario: str, optio
 
 
 @pytest.mark.rule("I.1", rulebook="grands_strateges")
-@pytest.mark.parametrize("scenario", ["1", "2", "3"])
+@pytest.mark.parametrize("scenario", ["1", "2", "3", "8"])
 def test_selfplay_reaches_the_end_of_each_scenario(scenario: str) -> None:
     from cortes_rules.selfplay import selfplay
 
