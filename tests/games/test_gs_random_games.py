@@ -66,7 +66,7 @@ def play(book: cortes_rules.Rulebook, seed: int) -> GameState:
 
 
 @pytest.mark.rule("II.6", "IV.2", "IV.7", "IV.21", "I.1", rulebook="grands_strateges")
-@pytest.mark.parametrize("scenario", ["I", "II", "III", "VIII"])
+@pytest.mark.parametrize("scenario", ["I", "II", "III", "IV", "VIII"])
 @pytest.mark.parametrize("options", ["basic", "advanced"])
 def test_random_games_of_each_scenario_keep_every_invariant(scenario: str, options: str) -> None:
     book = cortes_rules.load("grands_strateges", scenario=scenario, options=options)
@@ -78,7 +78,7 @@ def test_random_games_of_each_scenario_keep_every_invariant(scenario: str, optio
 
 
 @pytest.mark.rule("I.1", rulebook="grands_strateges")
-@pytest.mark.parametrize("scenario", ["1", "2", "3", "8"])
+@pytest.mark.parametrize("scenario", ["1", "2", "3", "4", "8"])
 def test_selfplay_reaches_the_end_of_each_scenario(scenario: str) -> None:
     from cortes_rules.selfplay import selfplay
 
