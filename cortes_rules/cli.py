@@ -343,8 +343,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--seed", type=int, required=True, help="seeds the dice and the choices")
     play.add_argument("--options", default=None, help="a preset (beginner, veteran), 'all', "
                       "or optional rule numbers separated by commas")
-    play.add_argument("--max-turns", type=_positive, default=20,
-                      help="stop, unfinished, after this many game turns (default 20)")
+    play.add_argument("--max-turns", type=_positive, default=None,
+                      help="stop, unfinished, after this many game turns (default 20, or "
+                      "100 for a rulebook with scenarios, which end by their own length)")
     play.add_argument("--setup", default=None,
                       help="a named set-up (default: the players set up in the "
                       "rulebook's set-up stage; without one, historical if the rulebook "

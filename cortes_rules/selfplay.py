@@ -27,6 +27,10 @@ from .rule_numbers import rule_key
 #: The set-up a game starts from when none is named, if the rulebook has it
 #: and no opening sequence in which the players set up themselves.
 DEFAULT_SETUP = "historical"
+#: The turn cap when none is given: 20 game turns, or for a rulebook with
+#: scenarios (which state their own length) SCENARIO_TURN_CAP.
+DEFAULT_TURN_CAP = 20
+SCENARIO_TURN_CAP = 100
 #: Decisions after which a game is abandoned as stuck (far beyond any real game).
 MAX_DECISIONS = 1_000_000
 
@@ -85,7 +89,7 @@ def parse_options(text: str | None) -> list[str]:
 
 
 def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
-             options: str | Iterable[str] = (), max_turns: int = 20,
+             options: str | Iterable[str] = (), max_turns: int | None = None,
              setup: str | None = None, max_decisions: int = MAX_DECISIONS,
              after_each: Callable[[GameState], None] | None = None,
              scenario: str | int | None = None) -> SelfPlayResult:
@@ -96,7 +100,9 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
             (``options`` then must be empty: it is already compiled).
         seed: seeds the dice and the choices.
         options: optional rules: rule numbers, presets (``"veteran"``) or ``"all"``.
-        max_turns: stop, unfinished, once this many game turns are complete.
+        max_turns: stop, unfinished, once this many game turns are complete
+            (default: 20, or 100 for a rulebook with scenarios, which end by
+            their own length).
         setup: a named set-up. By default a rulebook with an opening sequence
             (a set-up stage) is played from it, on an empty map; otherwise the
             game starts from ``historical`` if the rulebook has it, else its
@@ -114,7 +120,8 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
     """
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise CortesRulesError(f"a seed is a whole number, not {seed!r}")
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int)
+                                  or max_turns < 1):
         raise CortesRulesError(f"the turn limit is a whole number of at least 1, "
                                f"not {max_turns!r}")
     if isinstance(rulebook, Rulebook):
@@ -124,6 +131,8 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
         book = rulebook
     else:
         book = load(rulebook, options=options, scenario=scenario)
+    if max_turns is None:
+        max_turns = SCENARIO_TURN_CAP if book.scenarios else DEFAULT_TURN_CAP
     if setup is None and book.setups and not book.opening_phases:
         setup = DEFAULT_SETUP if DEFAULT_SETUP in book.setups else book.setups[0]
     state = book.new_game(seed=seed, setup=setup)
