@@ -228,3 +228,41 @@ def test_a_broken_chain_eliminates_the_first_unit(gs_game: GameMaker) -> None:
     # B7 has nowhere to go (A6 controls 0103 and 0203): the chain is undone.
     assert state.place_of("B6") == "eliminated.b"
     assert state.place_of("B7") == "0102"
+
+
+XVII = {"B11": "0707", "B17": "0709", "A6": "0706", "A11": "0807", "A3": "0708", "A18": "0710"}
+
+
+@pytest.mark.rule("IV.7", rulebook="grands_strateges")
+@pytest.mark.rule("IV.8", rulebook="grands_strateges")
+def test_example_xvii_the_attacker_shares_the_enemies_out_either_way(
+        gs_game: GameMaker) -> None:
+    # X (B11, 3) and Y (B17, 2); A (A6, 4) and B (A11, 3) next to X, C (A3, 6)
+    # next to both, D (A18, 2) next to Y.
+    # 1. C and D attack Y at 4:1, then A and B attack X at 2:1 (either order).
+    state = gs_game(XVII, combat=True)
+    fight(state, ["0709"], ["A3", "A18"], 3)
+    assert "attack 8, defence 2, odds 4:1" in last_lines(state)
+    while not state.is_chance_node() and "attack 0707" not in legal(state):
+        state.apply(sorted(legal(state))[0])
+    fight(state, ["0707"], ["A6", "A11"], 3)
+    assert "attack 7, defence 3, odds 2:1" in last_lines(state)
+    # 2. D attacks Y at 1:1, then A, B and C attack X at 4:1.
+    state = gs_game(XVII, combat=True)
+    fight(state, ["0709"], ["A18"], 6)
+    assert "attack 2, defence 2, odds 1:1" in last_lines(state)
+    while "attack 0707" not in legal(state):
+        state.apply(sorted(legal(state))[0])
+    fight(state, ["0707"], ["A6", "A11", "A3"], 3)
+    assert "attack 13, defence 3, odds 4:1" in last_lines(state)
+
+
+@pytest.mark.rule("IV.7", rulebook="grands_strateges")
+def test_example_xviii_c_cannot_join_the_attack_on_x(gs_game: GameMaker) -> None:
+    # C is the only unit that can attack Y: it may not spend itself on X.
+    positions = {"B11": "0707", "B17": "0709", "A6": "0706", "A11": "0807", "A3": "0708"}
+    state = gs_game(positions, combat=True)
+    state.apply("attack 0707")
+    for unit in ("A6", "A11", "A3"):
+        state.apply(f"join {unit}")
+    assert "IV.7" in refusal_rules(state, "resolve")
