@@ -353,39 +353,37 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def mechanism(self, meta: Any, c: list[Any]) -> ir.Rule:
         name, title, *body = c
-        label = f"lib:{name}"
-        summary = None
-        statements = []
-        for item in body:
-            if isinstance(item, tuple) and item[0] == "summary":
-                summary = item[1]
-            elif not (isinstance(item, tuple) and item[0] == "kind"):
-                statements.append(attrs_evolve_rule(item, label))
-        return ir.Rule(label, _string(title), False, summary, tuple(statements),
-                       self._span(meta), mechanism=True, has_readings=self._took_readings())
+        clause, _ = self._unnumbered_clause(meta, f"lib:{name}", title, body)
+        return clause
 
     def scenario_block(self, meta: Any, c: list[Any]) -> ir.ScenarioBlock:
         name, title, *body = c
-        label = f"scenario:{name}"
+        clause, extras = self._unnumbered_clause(meta, f"scenario:{name}", title, body,
+                                                 kind="scenario")
+        every, numbers = extras.get("scenario_options", (False, ()))
+        return ir.ScenarioBlock(str(name), _string(title), extras.get("scenario_map"),
+                                ("all",) if every else numbers, clause, self._span(meta))
+
+    def _unnumbered_clause(self, meta: Any, label: str, title: Any, body: list[Any],
+                           kind: str = "rule") -> tuple[ir.Rule, dict[str, Any]]:
+        """A mechanism or scenario block as a clause numbered ``label``; the tagged
+        lines of the block that are not statements (``map``, ``options``) come back
+        by tag."""
         summary = None
-        map_name: str | None = None
-        options: tuple[str, ...] = ()
         statements = []
+        extras: dict[str, Any] = {}
         for item in body:
-            if isinstance(item, tuple) and item[0] == "summary":
+            tag = item[0] if isinstance(item, tuple) else None
+            if tag == "summary":
                 summary = item[1]
-            elif isinstance(item, tuple) and item[0] == "scenario_map":
-                map_name = item[1]
-            elif isinstance(item, tuple) and item[0] == "scenario_options":
-                every, numbers = item[1]
-                options = ("all",) if every else numbers
-            elif not (isinstance(item, tuple) and item[0] == "kind"):
+            elif tag in ("scenario_map", "scenario_options"):
+                extras[tag] = item[1]
+            elif tag != "kind":
                 statements.append(attrs_evolve_rule(item, label))
         clause = ir.Rule(label, _string(title), False, summary, tuple(statements),
                          self._span(meta), mechanism=True, has_readings=self._took_readings(),
-                         kind="scenario")
-        return ir.ScenarioBlock(str(name), _string(title), map_name, options, clause,
-                                self._span(meta))
+                         kind=kind)
+        return clause, extras
 
     def scenario_map(self, meta: Any, c: list[Any]) -> tuple[str, str]:
         return ("scenario_map", str(c[0]))

@@ -1790,17 +1790,18 @@ class GameState:
 
     # ------------------------------------------------------------ visibility
     def hidden_from(self, piece: Piece, viewer: Player) -> bool:
-        if (piece.index, viewer.index) in self.revealed:
-            return False
-        env = {"piece": piece, "viewer": viewer}
-        return any(h(self, env) for h in self.machine.hides)
+        return self._held_by(piece, viewer, self.machine.hides)
 
     def place_hidden_from(self, piece: Piece, viewer: Player) -> bool:
         """Whether where ``piece`` is, not only what it is, is kept from ``viewer``."""
+        return self._held_by(piece, viewer, self.machine.place_hides)
+
+    def _held_by(self, piece: Piece, viewer: Player, hides: tuple[Any, ...]) -> bool:
+        """Whether one of ``hides`` keeps ``piece`` from ``viewer`` (unless revealed)."""
         if (piece.index, viewer.index) in self.revealed:
             return False
         env = {"piece": piece, "viewer": viewer}
-        return any(h(self, env) for h in self.machine.place_hides)
+        return any(h(self, env) for h in hides)
 
     def observation(self, player: str) -> dict[str, Any]:
         """What one player may see: visible pieces by id, hidden ones only as counts."""

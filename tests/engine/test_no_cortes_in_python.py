@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
+from without_rulebook import play_without
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "cortes_rules"
@@ -191,34 +192,7 @@ def test_without_the_cortes_rulebook_the_engine_and_library_know_no_cortes_fact(
     clear error, and no Python file of the copy names a piece, class, place
     or table the Cortés rulebook declares.
     """
-    import shutil
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parents[2]
-    shutil.copytree(root / "cortes_rules", tmp_path / "cortes_rules",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c"))
-    shutil.copytree(root / "grammar", tmp_path / "grammar")
-    shutil.copytree(root / "rulebook", tmp_path / "rulebook",
-                    ignore=shutil.ignore_patterns("cortes"))
-    assert not (tmp_path / "rulebook" / "cortes").exists()
-    script = (
-        "import cortes_rules, sys\n"
-        "book = cortes_rules.load(sys.argv[1])\n"
-        "state = book.new_game(seed=1)\n"
-        "for _ in range(200):\n"
-        "    if state.is_terminal(): break\n"
-        "    if state.is_chance_node(): state.apply_chance(); continue\n"
-        "    state.apply(state.legal_actions()[-1])\n"
-        "print('played', len(state.history))\n"
-        "try:\n"
-        "    cortes_rules.load('cortes')\n"
-        "except cortes_rules.CortesRulesError as error:\n"
-        "    print('refused:', error)\n")
-    fixture = root / "tests" / "fixtures" / "core" / "zoc.rules"
-    done = subprocess.run([sys.executable, "-c", script, str(fixture)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
+    done = play_without(tmp_path, "cortes")
     assert done.returncode == 0, done.stderr
     assert "played" in done.stdout and "refused:" in done.stdout
     assert "cortes" in done.stdout.split("refused:")[1].lower()

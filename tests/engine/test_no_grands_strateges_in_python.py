@@ -10,12 +10,10 @@ while refusing ``load("grands_strateges")`` with a clear error.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from without_rulebook import play_without
 
 import cortes_rules
 from cortes_rules.dsl import ir
@@ -82,29 +80,7 @@ def test_the_engine_names_nothing_the_rulebook_declares() -> None:
 
 @pytest.mark.rule("I.1", rulebook="grands_strateges")
 def test_without_its_folder_the_engine_still_runs_and_refuses_it(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "cortes_rules", tmp_path / "cortes_rules",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c"))
-    shutil.copytree(ROOT / "grammar", tmp_path / "grammar")
-    shutil.copytree(ROOT / "rulebook", tmp_path / "rulebook",
-                    ignore=shutil.ignore_patterns("grands_strateges"))
-    assert not (tmp_path / "rulebook" / "grands_strateges").exists()
-    script = (
-        "import cortes_rules, sys\n"
-        "book = cortes_rules.load(sys.argv[1])\n"
-        "state = book.new_game(seed=1)\n"
-        "for _ in range(200):\n"
-        "    if state.is_terminal(): break\n"
-        "    if state.is_chance_node(): state.apply_chance(); continue\n"
-        "    state.apply(state.legal_actions()[-1])\n"
-        "print('played', len(state.history))\n"
-        "try:\n"
-        "    cortes_rules.load('grands_strateges')\n"
-        "except cortes_rules.CortesRulesError as error:\n"
-        "    print('refused:', error)\n")
-    fixture = ROOT / "tests" / "fixtures" / "core" / "zoc.rules"
-    done = subprocess.run([sys.executable, "-c", script, str(fixture)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
+    done = play_without(tmp_path, "grands_strateges")
     assert done.returncode == 0, done.stderr
     assert "played" in done.stdout and "refused:" in done.stdout
     assert "grands_strateges" in done.stdout.split("refused:")[1]

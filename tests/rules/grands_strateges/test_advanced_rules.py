@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from gs_helpers import refusal_rules
+from gs_helpers import last_lines, legal, refusal_rules
 
 import cortes_rules
 from cortes_rules import GameState
@@ -32,10 +32,6 @@ def start(book: cortes_rules.Rulebook, positions: Mapping[str, str], *,
     return state
 
 
-def legal(state: GameState) -> set[str]:
-    return {str(action) for action in state.legal_actions()}
-
-
 def fight(state: GameState, target: str, units: list[str]) -> GameState:
     """Open a battle, commit the units, resolve, and keep the odds (X.1) if asked."""
     state.apply(f"attack {target}")
@@ -45,10 +41,6 @@ def fight(state: GameState, target: str, units: list[str]) -> GameState:
     if "keep_odds" in legal(state):
         state.apply("keep_odds")
     return state
-
-
-def last_lines(state: GameState, n: int = 8) -> str:
-    return "\n".join(entry.text for entry in state.log[-n:])
 
 
 @pytest.mark.rule("VII.1", rulebook="grands_strateges")
@@ -62,7 +54,7 @@ def test_a_combined_arms_attack_adds_one_to_the_die(
             state.apply(action)
         if "keep_odds" in legal(state):
             state.apply("keep_odds")
-        assert f"die modifier {modifier}" in last_lines(state)
+        assert f"die modifier {modifier}" in last_lines(state, 8)
 
 
 @pytest.mark.rule("VIII.1", rulebook="grands_strateges")
@@ -78,7 +70,7 @@ def test_a_short_charge_in_the_open_doubles_the_cavalry(
         state.apply(action)
     if "keep_odds" in legal(state):
         state.apply("keep_odds")
-    assert "attack 4, defence 4" in last_lines(state)
+    assert "attack 4, defence 4" in last_lines(state, 8)
 
 
 @pytest.mark.rule("VIII.1", rulebook="grands_strateges")
@@ -91,11 +83,11 @@ def test_no_charge_after_a_long_ride_or_from_a_controlled_hex(
         state.apply(f"move A17 {to}")
     state.apply("end")
     fight(state, "1006", ["A17"])
-    assert "attack 2, defence 4" in last_lines(state)
+    assert "attack 2, defence 4" in last_lines(state, 8)
     # Starting next to the enemy: no charge either.
     state = start(advanced, {"A17": "1003", "B6": "1004"}, combat=True)
     fight(state, "1004", ["A17"])
-    assert "attack 2, defence 4" in last_lines(state)
+    assert "attack 2, defence 4" in last_lines(state, 8)
 
 
 @pytest.mark.rule("VIII.2", rulebook="grands_strateges")
@@ -105,7 +97,7 @@ def test_no_charge_into_a_village(advanced: cortes_rules.Rulebook) -> None:
     state.apply("end")
     for action in ("attack 1503", "join A17", "resolve"):
         state.apply(action)
-    assert "attack 2, defence 8" in last_lines(state)
+    assert "attack 2, defence 8" in last_lines(state, 8)
 
 
 @pytest.mark.rule("IX.1", rulebook="grands_strateges")
@@ -114,7 +106,7 @@ def test_example_xxxvii_long_range_fire_at_half_strength(
     positions = {"A24": "1001", "B6": "1004"}
     assert "attack 1004" not in legal(start(gs_book, positions, combat=True))
     state = fight(start(advanced, positions, combat=True), "1004", ["A24"])
-    assert "attack 2, defence 4, odds 1:2" in last_lines(state)
+    assert "attack 2, defence 4, odds 1:2" in last_lines(state, 8)
 
 
 @pytest.mark.rule("X.1", rulebook="grands_strateges")
@@ -127,7 +119,7 @@ def test_example_xxxviii_reading_three_to_one_as_two_to_one(
     state.apply("lower_odds 1")
     state.apply("roll 1")
     # At 2:1 a 1 is an AR, not the exchange 3:1 would give.
-    assert "at 2:1: AR" in last_lines(state)
+    assert "at 2:1: AR" in last_lines(state, 8)
 
 
 @pytest.mark.rule("XI.1", rulebook="grands_strateges")

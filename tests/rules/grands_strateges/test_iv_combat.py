@@ -9,31 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from gs_helpers import refusal_rules
+from gs_helpers import fight, last_lines, legal, refusal_rules
 
 from cortes_rules import GameState
 
 GameMaker = Callable[..., GameState]
-
-
-def fight(state: GameState, targets: list[str], attackers: list[str], roll: int) -> GameState:
-    state.apply(f"attack {targets[0]}")
-    for uid in attackers:
-        state.apply(f"join {uid}")
-    for target in targets[1:]:
-        state.apply(f"attack {target}")
-    state.apply("resolve")
-    assert state.is_chance_node()
-    state.apply(f"roll {roll}")
-    return state
-
-
-def last_lines(state: GameState, n: int = 6) -> str:
-    return "\n".join(entry.text for entry in state.log[-n:])
-
-
-def legal(state: GameState) -> set[str]:
-    return {str(action) for action in state.legal_actions()}
 
 
 @pytest.mark.rule("IV.16", rulebook="grands_strateges")

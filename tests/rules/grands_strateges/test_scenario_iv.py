@@ -4,6 +4,7 @@ their roads from their turns on (groups I-IV on turns 2, 3, 5 and 6)."""
 from __future__ import annotations
 
 import pytest
+from gs_helpers import next_turn
 
 import cortes_rules
 from cortes_rules import GameState
@@ -16,11 +17,6 @@ def iv() -> cortes_rules.Rulebook:
 
 def entries(state: GameState) -> set[str]:
     return {str(a) for a in state.legal_actions() if str(a).startswith("enter ")}
-
-
-def next_turn(state: GameState) -> None:
-    for action in ("end", "end_combat", "end", "end_combat"):
-        state.apply(action)
 
 
 @pytest.mark.rule("I.1", rulebook="grands_strateges")

@@ -5,19 +5,14 @@ turns 10-12 cut every movement factor by one and forbid leaving the map."""
 from __future__ import annotations
 
 import pytest
+from gs_helpers import next_turn
 
 import cortes_rules
-from cortes_rules import GameState
 
 
 @pytest.fixture(scope="module")
 def vi() -> cortes_rules.Rulebook:
     return cortes_rules.load("grands_strateges", scenario="VI")
-
-
-def next_turn(state: GameState) -> None:
-    for action in ("end", "end_combat", "end", "end_combat"):
-        state.apply(action)
 
 
 @pytest.mark.rule("VI.1", rulebook="grands_strateges")

@@ -5,18 +5,14 @@ turn 3 and enter together by one road of the south edge."""
 from __future__ import annotations
 
 import pytest
+from gs_helpers import legal
 
 import cortes_rules
-from cortes_rules import GameState
 
 
 @pytest.fixture(scope="module")
 def viii() -> cortes_rules.Rulebook:
     return cortes_rules.load("grands_strateges", scenario="VIII")
-
-
-def legal(state: GameState) -> set[str]:
-    return {str(action) for action in state.legal_actions()}
 
 
 @pytest.mark.rule("I.1", rulebook="grands_strateges")

@@ -7,31 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from gs_helpers import refusal_rules
+from gs_helpers import fight, last_lines, legal, refusal_rules
 
 import cortes_rules
 from cortes_rules import GameState
 
 GameMaker = Callable[..., GameState]
-
-
-def legal(state: GameState) -> set[str]:
-    return {str(action) for action in state.legal_actions()}
-
-
-def last_lines(state: GameState, n: int = 6) -> str:
-    return "\n".join(entry.text for entry in state.log[-n:])
-
-
-def fight(state: GameState, targets: list[str], units: list[str], roll: int) -> GameState:
-    state.apply(f"attack {targets[0]}")
-    for uid in units:
-        state.apply(f"join {uid}")
-    for target in targets[1:]:
-        state.apply(f"attack {target}")
-    state.apply("resolve")
-    state.apply(f"roll {roll}")
-    return state
 
 
 @pytest.mark.rule("I.1", rulebook="grands_strateges")

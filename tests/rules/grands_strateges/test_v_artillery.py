@@ -10,28 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from gs_helpers import refusal_rules
+from gs_helpers import fight, last_lines, legal, refusal_rules
 
 from cortes_rules import GameState
 
 GameMaker = Callable[..., GameState]
-
-
-def legal(state: GameState) -> set[str]:
-    return {str(action) for action in state.legal_actions()}
-
-
-def last_lines(state: GameState, n: int = 6) -> str:
-    return "\n".join(entry.text for entry in state.log[-n:])
-
-
-def bombard(state: GameState, target: str, units: list[str], roll: int) -> GameState:
-    state.apply(f"attack {target}")
-    for uid in units:
-        state.apply(f"join {uid}")
-    state.apply("resolve")
-    state.apply(f"roll {roll}")
-    return state
 
 
 @pytest.mark.rule("V.1", rulebook="grands_strateges")
@@ -39,7 +22,7 @@ def bombard(state: GameState, target: str, units: list[str], roll: int) -> GameS
 def test_example_xxvi_two_hexes_with_the_full_factor(gs_game: GameMaker) -> None:
     state = gs_game({"A24": "1001", "B6": "1003"}, combat=True)
     assert "attack 1003" in legal(state)
-    bombard(state, "1003", ["A24"], 6)
+    fight(state, ["1003"], ["A24"], 6)
     assert "attack 4, defence 4, odds 1:1" in last_lines(state)
 
 
@@ -57,7 +40,7 @@ def test_example_xxvii_three_hexes_down_from_a_hill(gs_game: GameMaker) -> None:
 def test_example_xxviii_support_in_contact_and_no_fire_from_a_zone(gs_game: GameMaker) -> None:
     # A (A1, 8) next to Z (B6 at 1003), B (A24, 4) two hexes off: 12 in all.
     state = gs_game({"A1": "1002", "A24": "1005", "B6": "1003"}, combat=True)
-    bombard(state, "1003", ["A1", "A24"], 6)
+    fight(state, ["1003"], ["A1", "A24"], 6)
     assert "attack 12, defence 4, odds 3:1" in last_lines(state)
     # C (A25) stands next to X (B7): it may not bombard Z.
     state = gs_game({"A1": "1002", "A25": "1005", "B7": "1006", "B6": "1003"}, combat=True)
@@ -70,7 +53,7 @@ def test_example_xxviii_support_in_contact_and_no_fire_from_a_zone(gs_game: Game
 def test_example_xxxiii_into_the_wood_but_not_behind_it(gs_game: GameMaker) -> None:
     # Y (B6) in the forest 0605 can be bombarded from 0603, and doubles.
     state = gs_game({"A24": "0603", "B6": "0605"}, combat=True)
-    bombard(state, "0605", ["A24"], 6)
+    fight(state, ["0605"], ["A24"], 6)
     assert "attack 4, defence 8, odds 1:2" in last_lines(state)
     # Z (B6) behind the forest, at 0606 from 0604, cannot.
     state = gs_game({"A24": "0604", "B6": "0606"}, combat=True)
@@ -102,7 +85,7 @@ def test_beyond_a_ridge_only_from_its_edge(gs_game: GameMaker) -> None:
 def test_example_xxxii_bombarding_artillery_escapes_the_exchange(gs_game: GameMaker) -> None:
     # A (A17, 2) and D (A18, 2) in contact, B (A21, 6) bombarding: 10 against 3.
     positions = {"B11": "1003", "A17": "1002", "A18": "1004", "A21": "1005"}
-    state = bombard(gs_game(positions, combat=True), "1003", ["A17", "A18", "A21"], 1)
+    state = fight(gs_game(positions, combat=True), ["1003"], ["A17", "A18", "A21"], 1)
     assert "attack 10, defence 3, odds 3:1" in last_lines(state)
     assert ": EX" in last_lines(state)
     # Neither contact unit alone is worth 3: both go; the artillery stays.
@@ -114,10 +97,10 @@ def test_example_xxxii_bombarding_artillery_escapes_the_exchange(gs_game: GameMa
 
 @pytest.mark.rule("V.5", rulebook="grands_strateges")
 def test_bombarding_artillery_takes_no_retreat_and_does_not_advance(gs_game: GameMaker) -> None:
-    state = bombard(gs_game({"A24": "1001", "B1": "1003"}, combat=True), "1003", ["A24"], 1)
+    state = fight(gs_game({"A24": "1001", "B1": "1003"}, combat=True), ["1003"], ["A24"], 1)
     assert ": AE" in last_lines(state)      # 4 against 8 at 1:2, a 1
     assert state.place_of("A24") == "1001"
-    state = bombard(gs_game({"A24": "1001", "B11": "1003"}, combat=True), "1003", ["A24"], 6)
+    state = fight(gs_game({"A24": "1001", "B11": "1003"}, combat=True), ["1003"], ["A24"], 6)
     assert ": DR" in last_lines(state)      # 4 against 3 at 1:1, a 6
     state.apply(next(a for a in sorted(legal(state)) if a.startswith("retreat B11 ")))
     assert not any(a.startswith("advance ") for a in legal(state))
