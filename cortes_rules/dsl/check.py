@@ -261,6 +261,12 @@ class Checker:
                 self.error(contribution.span, f"contribution to hook {contribution.hook!r}, "
                            f"which no 'hook' declares"
                            f"{hint(contribution.hook, self.declared.hooks)}", contribution.rule)
+        player_attributes = {a.name for a in self.program.of(ir.AttributeDecl)
+                             if a.owner == "player"}
+        for hide in self.program.of(ir.HideDecl):
+            if hide.attribute and hide.attribute not in player_attributes:
+                self.unknown(hide.span, "player attribute", hide.attribute, player_attributes,
+                             hide.rule)
         for function in self.program.of(ir.FunctionDecl):
             self.distinct_parameters(function.params, function.span, function.rule)
         for procedure in self.program.of(ir.Procedure):

@@ -560,12 +560,15 @@ class ActionDecl:
 @attrs.frozen
 class HideDecl:
     """``hide piece when C``: ``piece`` is hidden from ``viewer`` while C holds;
-    ``hide piece and place when C`` hides where it is too."""
+    ``hide piece and place when C`` hides where it is too;
+    ``hide player NAME when C`` hides the player attribute ``NAME`` of
+    ``player`` from ``viewer`` (``attribute`` holds the name)."""
 
     when: Expr
     rule: str
     span: Span
     place: bool = False
+    attribute: str = ""
 
 
 @attrs.frozen

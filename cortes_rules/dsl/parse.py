@@ -857,6 +857,9 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
     def hide_decl(self, meta: Any, c: list[Any]) -> ir.HideDecl:
         return ir.HideDecl(c[-1], "", self._span(meta), place=c[0] is not None)
 
+    def hide_attribute_decl(self, meta: Any, c: list[Any]) -> ir.HideDecl:
+        return ir.HideDecl(c[1], "", self._span(meta), attribute=str(c[0]))
+
     def hide_place(self, meta: Any, c: list[Any]) -> bool:
         return True
 

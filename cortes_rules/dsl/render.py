@@ -164,6 +164,8 @@ def statement(node: ir.Statement) -> str:
     if isinstance(node, ir.ActionDecl):
         params = ", ".join(f"{p.name}: {p.type}" for p in node.params)
         return f'action {node.name}{f"({params})" if params else ""} "{node.label}"'
+    if isinstance(node, ir.HideDecl) and node.attribute:
+        return f"hide player {node.attribute} when {expr(node.when)}"
     if isinstance(node, ir.HideDecl):
         return f"hide piece{' and place' if node.place else ''} when {expr(node.when)}"
     if isinstance(node, ir.Sequence):

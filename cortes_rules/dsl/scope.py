@@ -237,7 +237,8 @@ class ScopeChecker:
         elif isinstance(st, ir.ValueDecl):
             self.expr(st.initial, nothing, None, rule)
         elif isinstance(st, ir.HideDecl):
-            self.expr(st.when, self.bind(nothing, "piece", "viewer"), None, rule)
+            bound = ("player", "viewer") if st.attribute else ("piece", "viewer")
+            self.expr(st.when, self.bind(nothing, *bound), None, rule)
         elif isinstance(st, ir.FinishDecl):
             for node in (st.when, st.winner, *(v for _, v in st.report)):
                 if node is not None:

@@ -323,9 +323,15 @@ class Machine:
         self.permit_rules: dict[tuple[str, str], list[str]] = {}
         for p in program.of(ir.Permit):
             self.permit_rules.setdefault((p.action, p.despite), []).append(p.rule)
-        self.hides = tuple(c.expr(h.when, h.rule) for h in program.of(ir.HideDecl))
+        self.hides = tuple(c.expr(h.when, h.rule) for h in program.of(ir.HideDecl)
+                           if not h.attribute)
         self.place_hides = tuple(c.expr(h.when, h.rule) for h in program.of(ir.HideDecl)
                                  if h.place)
+        self.attribute_hides: dict[str, tuple[Any, ...]] = {}
+        for h in program.of(ir.HideDecl):
+            if h.attribute:
+                self.attribute_hides[h.attribute] = (
+                    *self.attribute_hides.get(h.attribute, ()), c.expr(h.when, h.rule))
         self.attributes = [(a, c.expr(a.initial, a.rule) if a.initial is not None else None)
                            for a in program.of(ir.AttributeDecl)]
         self.values = [(v.name, c.expr(v.initial, v.rule)) for v in program.of(ir.ValueDecl)]
@@ -1792,6 +1798,15 @@ class GameState:
     def hidden_from(self, piece: Piece, viewer: Player) -> bool:
         return self._held_by(piece, viewer, self.machine.hides)
 
+    def attribute_hidden_from(self, player: Player, name: str, viewer: Player) -> bool:
+        """Whether a ``hide player NAME when C`` clause keeps ``player``'s attribute
+        ``name`` from ``viewer``."""
+        hides = self.machine.attribute_hides.get(name)
+        if not hides:
+            return False
+        env = {"player": player, "viewer": viewer}
+        return any(h(self, env) for h in hides)
+
     def place_hidden_from(self, piece: Piece, viewer: Player) -> bool:
         """Whether where ``piece`` is, not only what it is, is kept from ``viewer``."""
         return self._held_by(piece, viewer, self.machine.place_hides)
@@ -1826,7 +1841,8 @@ class GameState:
         return {
             "turn": self.turn, "phase": self.phase, "to_act": self.current_player,
             "pieces": pieces, "hidden": hidden,
-            "players": {p.name: {n: format_value(v[p.index]) for n, v in self.player_attrs.items()}
+            "players": {p.name: {n: format_value(v[p.index]) for n, v in self.player_attrs.items()
+                                 if not self.attribute_hidden_from(p, n, viewer)}
                         for p in world.players},
             "values": {n: format_value(v) for n, v in self.values.items()},
             "log": [str(e) for e in self.log if e.visible_to(player)],
