@@ -6,7 +6,10 @@ with the invariants the rules promise checked after every action.
   a hex controlled by an enemy it could still attack (one not attacked yet);
 - IV.21: no unit retreats into a hex an enemy controls, or into an enemy's hex;
 - scenario I: until both deployments are made, neither player sees where the
-  other's units are.
+  other's units are;
+- scenarios IXa, IXb and X: a player never sees what an enemy unit is while it
+  is face down; scenario VII: player A never sees player B's corps (nor their
+  roads) before they enter.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ def _check_before(state: GameState, action: str) -> None:
         assert not state.evaluate("any(x in h.pieces where x.side != s)", h=hex_id, s=side)
 
 
-def _check_after(state: GameState, before_phase: str, combat_voluntary: bool) -> None:
+def _check_after(state: GameState, before_phase: str, combat_voluntary: bool,
+                 secret_corps: bool) -> None:
     if before_phase.endswith("_movement") and state.phase != before_phase:
         crowded = state.evaluate("list(h for h in hexes where count(h.pieces) > 1)")
         assert not crowded, f"after {before_phase}: more than one unit in {crowded}"
@@ -45,7 +49,18 @@ def _check_after(state: GameState, before_phase: str, combat_voluntary: bool) ->
             seen = state.observation(viewer)
             assert not any(uid.startswith(other.upper()) for uid in seen["pieces"]), \
                 f"{viewer} sees the other side's deployment"
-            assert set(seen["hidden"]) <= {"unknown"}
+            assert not any(key[0].isdigit() for key in seen["hidden"])
+    face_down = state.evaluate("count(face_down_movement) > 0")
+    for viewer, other in (("a", "b"), ("b", "a")):
+        enemy = {uid: record for uid, record in state.observation(viewer)["pieces"].items()
+                 if uid.startswith(other.upper())}
+        if face_down:
+            shown = [uid for uid, record in enemy.items() if record["face_up"] != "true"]
+            assert not shown, f"{viewer} sees face-down units {shown}"
+        waiting = [uid for uid, record in enemy.items()
+                   if record["place"] == f"reinforcements.{other}"]
+        assert not (secret_corps and viewer == "a" and waiting), \
+            f"{viewer} sees the corps {waiting} waiting to enter"
 
 
 def play(book: cortes_rules.Rulebook, seed: int) -> GameState:
@@ -62,12 +77,14 @@ def play(book: cortes_rules.Rulebook, seed: int) -> GameState:
         _check_before(state, action)
         state.apply(action)
         # Scenario VI's night turns (10-12) make combat voluntary.
-        _check_after(state, phase, book.scenario == "VI" and 10 <= turn <= 12)
+        _check_after(state, phase, book.scenario == "VI" and 10 <= turn <= 12,
+                     book.scenario == "VII")
     raise AssertionError(f"seed {seed}: no end after {ACTION_CAP} actions")
 
 
 @pytest.mark.rule("II.6", "IV.2", "IV.7", "IV.21", "I.1", rulebook="grands_strateges")
-@pytest.mark.parametrize("scenario", ["I", "II", "III", "IV", "VI", "VIII"])
+@pytest.mark.parametrize("scenario", ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IXa",
+                                      "IXb", "X"])
 @pytest.mark.parametrize("options", ["basic", "advanced"])
 def test_random_games_of_each_scenario_keep_every_invariant(scenario: str, options: str) -> None:
     book = cortes_rules.load("grands_strateges", scenario=scenario, options=options)
@@ -79,7 +96,8 @@ def test_random_games_of_each_scenario_keep_every_invariant(scenario: str, optio
 
 
 @pytest.mark.rule("I.1", rulebook="grands_strateges")
-@pytest.mark.parametrize("scenario", ["1", "2", "3", "4", "6", "8"])
+@pytest.mark.parametrize("scenario", ["1", "2", "3", "4", "5", "6", "7", "8", "IXa", "IXb",
+                                      "10"])
 def test_selfplay_reaches_the_end_of_each_scenario(scenario: str) -> None:
     from cortes_rules.selfplay import selfplay
 
