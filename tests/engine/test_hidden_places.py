@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import cortes_rules
 from cortes_rules.dsl.render import statement
-
-MINIMAL = Path(__file__).resolve().parents[1] / "fixtures" / "good" / "minimal.rules"
+from minimal_book import minimal_with
 
 SCREEN = '''
 rule 2.6 "A screen" {
@@ -32,15 +30,10 @@ rule 2.6 "A veil" {
 '''
 
 
-def _book(tmp_path: Path, clause: str) -> cortes_rules.Rulebook:
-    path = tmp_path / "race.rules"
-    path.write_text(MINIMAL.read_text(encoding="utf-8") + clause, encoding="utf-8")
-    return cortes_rules.load(path)
-
 
 @pytest.mark.rule("2.6", rulebook="minimal_race")
 def test_a_screened_piece_is_counted_nowhere_in_particular(tmp_path: Path) -> None:
-    state = _book(tmp_path, SCREEN).new_game(setup="standard")
+    state = minimal_with(tmp_path, SCREEN).new_game(setup="standard")
     seen = state.observation("red")
     assert "B" not in seen["pieces"]
     assert seen["hidden"] == {"unknown": 1}
@@ -54,12 +47,12 @@ def test_a_screened_piece_is_counted_nowhere_in_particular(tmp_path: Path) -> No
 
 @pytest.mark.rule("2.6", rulebook="minimal_race")
 def test_a_veiled_piece_is_still_counted_where_it_stands(tmp_path: Path) -> None:
-    state = _book(tmp_path, VEIL).new_game(setup="standard")
+    state = minimal_with(tmp_path, VEIL).new_game(setup="standard")
     assert state.observation("red")["hidden"] == {"start": 1}
 
 
 @pytest.mark.rule("2.6", rulebook="minimal_race")
 def test_the_clause_is_shown_as_written(tmp_path: Path) -> None:
-    book = _book(tmp_path, SCREEN)
+    book = minimal_with(tmp_path, SCREEN)
     hide = next(s for s in book.rule("2.6").statements if type(s).__name__ == "HideDecl")
     assert statement(hide).startswith("hide piece and place when")

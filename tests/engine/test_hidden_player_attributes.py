@@ -13,8 +13,7 @@ import pytest
 
 import cortes_rules
 from cortes_rules.dsl.render import statement
-
-MINIMAL = Path(__file__).resolve().parents[1] / "fixtures" / "good" / "minimal.rules"
+from minimal_book import minimal_with
 
 SECRET = '''
 rule 2.7 "A secret pace" {
@@ -25,15 +24,10 @@ rule 2.7 "A secret pace" {
 '''
 
 
-def _book(tmp_path: Path, clause: str) -> cortes_rules.Rulebook:
-    path = tmp_path / "race.rules"
-    path.write_text(MINIMAL.read_text(encoding="utf-8") + clause, encoding="utf-8")
-    return cortes_rules.load(path)
-
 
 @pytest.mark.rule("2.7", rulebook="minimal_race")
 def test_a_hidden_attribute_is_shown_only_to_its_owner(tmp_path: Path) -> None:
-    state = _book(tmp_path, SECRET).new_game(setup="standard")
+    state = minimal_with(tmp_path, SECRET).new_game(setup="standard")
     red_sees = state.observation("red")["players"]
     assert red_sees["red"]["pace"] == "3"
     assert "pace" not in red_sees["blue"]
@@ -43,7 +37,7 @@ def test_a_hidden_attribute_is_shown_only_to_its_owner(tmp_path: Path) -> None:
 
 @pytest.mark.rule("2.7", rulebook="minimal_race")
 def test_the_attribute_is_shown_once_the_condition_fails(tmp_path: Path) -> None:
-    state = _book(tmp_path, SECRET).new_game(setup="standard")
+    state = minimal_with(tmp_path, SECRET).new_game(setup="standard")
     state.apply("walk R meadow")
     state.apply("rest")
     assert "pace" not in state.observation("blue")["players"]["red"]
@@ -55,11 +49,11 @@ def test_the_attribute_is_shown_once_the_condition_fails(tmp_path: Path) -> None
 def test_hiding_an_undeclared_attribute_is_refused(tmp_path: Path) -> None:
     clause = SECRET.replace("hide player pace", "hide player speed")
     with pytest.raises(cortes_rules.CortesRulesError, match="player attribute 'speed'"):
-        _book(tmp_path, clause)
+        minimal_with(tmp_path, clause)
 
 
 @pytest.mark.rule("2.7", rulebook="minimal_race")
 def test_the_clause_is_shown_as_written(tmp_path: Path) -> None:
-    book = _book(tmp_path, SECRET)
+    book = minimal_with(tmp_path, SECRET)
     hide = next(s for s in book.rule("2.7").statements if type(s).__name__ == "HideDecl")
     assert statement(hide).startswith("hide player pace when player != viewer")
