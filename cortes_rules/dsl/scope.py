@@ -40,7 +40,8 @@ from . import ir, render
 from .diagnostics import Span, line_of
 
 # Names every rulebook has (see compile.py's Compiler._Name).
-BUILTIN_NAMES = frozenset({"players", "pieces", "hexes", "areas", "zones", "turn"})
+# ``phase`` is the name of the phase being played (text), ``turn`` its turn.
+BUILTIN_NAMES = frozenset({"players", "pieces", "hexes", "areas", "zones", "turn", "phase"})
 
 # Built-in functions called with plain arguments: name -> (least, most) arguments.
 BUILTIN_FUNCTIONS: dict[str, tuple[int, int | None]] = {
@@ -112,6 +113,7 @@ class Declarations:
         for action in of(ir.ActionDecl):
             self.actions.setdefault(action.name, action)
         self.pools = {d.name: d for d in of(ir.PoolDecl)}
+        self.phases = {p.name for s in of(ir.Sequence) for p in s.phases}
         self.tables = {d.name: d for d in of(ir.TableDecl)}
         self.dice = {d.name: d for d in (*of(ir.DiceDecl), *of(ir.FaceDieDecl))}
         self.classes = {d.name: d for d in of(ir.ClassDecl)}
@@ -439,8 +441,19 @@ class ScopeChecker:
                 self.report(node.name_span, f"unknown symbol {node.name!r} after "
                             f"'{node.op}'{hint(node.name, self.d.tags)}", rule)
         else:
+            if isinstance(node, ir.Compare) and isinstance(node.left, ir.Name) \
+                    and node.left.id == "phase" and "phase" not in bound:
+                self.phase_names(node.right, rule)
             for child in children(node):
                 self.expr(child, bound, entity, rule)
+
+    def phase_names(self, node: ir.Expr, rule: str) -> None:
+        """A phase name compared with ``phase`` must be a phase of the sequence."""
+        texts = node.items if isinstance(node, (ir.ListLit, ir.SetLit, ir.TupleLit)) else (node,)
+        for text in texts:
+            if isinstance(text, ir.StrLit) and text.value not in self.d.phases:
+                self.report(text.span, f"no phase {text.value!r} in the turn sequence"
+                            f"{hint(text.value, self.d.phases)}", rule)
 
     def name(self, node: ir.Name, bound: frozenset[str], entity: Entity, rule: str) -> None:
         name = node.id

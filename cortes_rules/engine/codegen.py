@@ -221,7 +221,7 @@ class Purity:
     def _global_pure(self, name: str, bound: frozenset[str], env: bool, names: set[str]) -> bool:
         what = self.fast.resolve(name)
         kind = what[0]
-        if kind in ("value", "turn"):
+        if kind in ("value", "turn", "phase"):
             return False
         if kind == "define":
             decl = what[1]
@@ -714,7 +714,7 @@ class _Gen:
             return self.global_value(name, node, ctx)
         simple = self.simple_global(name)
         if simple is not None:
-            if self.fast.resolve(name)[0] in ("value", "turn"):
+            if self.fast.resolve(name)[0] in ("value", "turn", "phase"):
                 self.rec("global")
             return f"({source} if {source} is not MISS else {simple})"
         t = self.tmp()
@@ -733,6 +733,8 @@ class _Gen:
             return f"s.values[{name!r}]"
         if what[0] == "turn":
             return "s.turn"
+        if what[0] == "phase":
+            return "s.phase"
         return None
 
     def global_value(self, name: str, node: ir.Name, ctx: _Ctx) -> str:
@@ -750,7 +752,7 @@ class _Gen:
             return f"_unknown({name!r})"
         simple = self.simple_global(name)
         assert simple is not None
-        if kind in ("value", "turn"):
+        if kind in ("value", "turn", "phase"):
             self.rec("global")
         return simple
 
@@ -1249,8 +1251,8 @@ class FastCompiler:
                  "areas": world.areas, "zones": world.zones}
         if name in fixed:
             return ("const", fixed[name])
-        if name == "turn":
-            return ("turn",)
+        if name in ("turn", "phase"):
+            return (name,)
         for table in (world.player, world.pools, world.tables, world.dice, world.place,
                       world.regions):
             if name in table:

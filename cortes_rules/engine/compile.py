@@ -375,6 +375,9 @@ class Compiler:
         elif name == "turn":
             def fallback(s: State) -> Any:
                 return s.turn
+        elif name == "phase":
+            def fallback(s: State) -> Any:
+                return s.phase
         else:
             constant: Any = _MISSING
             if name in world.player:

@@ -1323,8 +1323,9 @@ class GameState:
         options = [o for o in spec.options if o.kind == kind.name]
         if not options:
             offered = ", ".join(sorted({o.kind for o in spec.options}))
-            return [(None, f"no {kind.name} action is possible now (possible: {offered})")], \
-                None, {}
+            text = f"no {kind.name} action is possible now (possible: {offered})"
+            standing = self._standing_forbids(kind, values, env)
+            return standing + [(None, text)], None, {}
         best: list[tuple[str | None, str]] = []
         for option in options:
             scratch = dict(env)
@@ -1358,6 +1359,26 @@ class GameState:
             if not best or (reasons[0][0] and not best[0][0]):
                 best = reasons
         return best, None, {}
+
+    def _standing_forbids(self, kind: Kind, values: tuple[Any, ...], env: dict[str, Any]
+                          ) -> list[tuple[str | None, str]]:
+        """The forbid clauses on a kind no choice offers now that hold anyway.
+
+        A clause that needs a variable only an option would bind (``from``,
+        ``cost``) cannot be worked out here and is passed over; one that can
+        (``forbid attack when phase == ...``) names the rule that keeps the
+        action out of the choices.
+        """
+        scratch = dict(env)
+        scratch.update(zip((name for name, _ in kind.params), values, strict=False))
+        found: list[tuple[str | None, str]] = []
+        for rule, cond, permits, clause in self.machine.forbids.get(kind.name, ()):
+            try:
+                if cond(self, scratch) and not any(p(self, scratch) for p in permits):
+                    found.append((rule, _explain(self.machine, clause)))
+            except CortesRulesError:
+                continue
+        return found
 
     def _refusal(self, option: OptionSpec, kind: Kind, values: tuple[Any, ...],
                  scratch: dict[str, Any]) -> list[tuple[str | None, str]]:
@@ -1675,6 +1696,7 @@ class GameState:
                 self._reveal(ins[1](self, env), ins[2](self, env))
             elif op == PHASE:
                 self.phase_index = ins[1]
+                self._stamp(0)
             elif op == CALL_PHASE:
                 phase = self.machine.phases[ins[1]]
                 target = self.machine.procs[phase.activity or ""]

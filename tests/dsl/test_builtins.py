@@ -83,7 +83,8 @@ def test_comprehensions_are_the_interpreters() -> None:
 
 @pytest.mark.rule("8.9")
 def test_builtin_names_and_attributes_are_the_interpreters(book) -> None:
-    assert scope.BUILTIN_NAMES == {"players", "pieces", "hexes", "areas", "zones", "turn"}
+    assert scope.BUILTIN_NAMES == {"players", "pieces", "hexes", "areas", "zones", "turn",
+                                   "phase"}
     state = book.new_game()
     for name in scope.BUILTIN_NAMES:
         state.evaluate(name)   # each evaluates in a game
