@@ -246,3 +246,47 @@ def test_example_xviii_c_cannot_join_the_attack_on_x(gs_game: GameMaker) -> None
     for unit in ("A6", "A11", "A3"):
         state.apply(f"join {unit}")
     assert "IV.7" in refusal_rules(state, "resolve")
+
+
+# Example XXV, its diagram reconstructed on the test board: X (B7, 4) with
+# A (A17, 2) and B (A1, 8) next to it; Y (B8, 4) with C (A6, 4) and D (A7, 4,
+# in the village 1503); Z (B6, 4) at 1304, next to X but to no attacker.
+# The text draws it; the hexes are ours.
+XXV = {"B7": "1405", "B8": "1404", "B6": "1304",
+       "A17": "1505", "A1": "1406", "A6": "1403", "A7": "1503"}
+
+
+@pytest.mark.rule("IV.25", rulebook="grands_strateges")
+@pytest.mark.rule("IV.24", rulebook="grands_strateges")
+@pytest.mark.rule("IV.23", rulebook="grands_strateges")
+def test_example_xxv_the_order_of_battles_decides_a_retreat(gs_game: GameMaker) -> None:
+    # Fought first, the battle against X leaves X a way back (pushing Z).
+    first = fight(gs_game(XXV, combat=True), ["1405"], ["A17", "A1"], 6)
+    assert "odds 2:1" in last_lines(first) and ": DR" in last_lines(first)
+    assert {a for a in legal(first) if a.startswith("retreat B7")} != set()
+    # Diagram 2: C and D against Y first; DR; Y's only way back is next to Z.
+    state = fight(gs_game(XXV, combat=True), ["1404"], ["A6", "A7"], 6)
+    assert ": DR" in last_lines(state)
+    assert {a for a in legal(state) if a.startswith("retreat ")} == {"retreat B8 1303"}
+    state.apply("retreat B8 1303")
+    state.apply("advance A6 1404")
+    # Diagram 3: A and B win against X, which cannot retreat and is removed.
+    fight(state, ["1405"], ["A17", "A1"], 6)
+    assert ": DR" in last_lines(state)
+    assert state.place_of("B7") == "eliminated.b"
+    assert {a for a in legal(state) if a.startswith("advance ")} == {
+        "advance A1 1405", "advance A17 1405"}
+    # The attacker advances B (8): in his next combat phase Z must attack it,
+    # at 1:2. Had A (2) advanced, Z would have attacked at 2:1.
+    for advancing, odds in (("A1", "attack 4, defence 8, odds 1:2"),
+                            ("A17", "attack 4, defence 2, odds 2:1")):
+        after = state.clone()
+        after.apply(f"advance {advancing} 1405")
+        after.apply("end_combat")
+        after.apply("end")
+        assert after.phase == "b_combat"
+        assert "IV.2" in refusal_rules(after, "end_combat")
+        after.apply("attack 1405")
+        after.apply("join B6")
+        after.apply("resolve")
+        assert odds in last_lines(after, 1)

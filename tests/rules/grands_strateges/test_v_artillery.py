@@ -71,6 +71,29 @@ def test_example_xxx_from_the_hill_over_the_wood_below(gs_game: GameMaker) -> No
     assert "attack 1212" in legal(state)
 
 
+@pytest.mark.rule("V.7", rulebook="grands_strateges")
+@pytest.mark.rule("V.8", rulebook="grands_strateges")
+def test_example_xxix_four_hexes_behind_the_crest_are_out_of_sight(gs_game: GameMaker) -> None:
+    # The text's diagram is not reproduced: on the test board's plateau
+    # (1408, 1409), artillery at 1408 is two hexes from the ridge line on
+    # the south of 1409. The four hexes below that crest within range, our
+    # I-IV, cannot be bombarded, and the refusal names the line of sight.
+    for target in ("1310", "1410", "1411", "1510"):
+        state = gs_game({"A24": "1408", "B6": target}, combat=True)
+        assert f"attack {target}" not in legal(state)
+        assert refusal_rules(state, f"attack {target}") == {"IV.3", "V.7"}
+    # On the crest at 1409 the same artillery sees beyond it, and fires over
+    # a unit (its own, at 1410) as V.7 allows.
+    state = gs_game({"A24": "1409", "A1": "1410", "B6": "1411"}, combat=True)
+    state.apply("attack 1411")
+    assert refusal_rules(state, "join A24") == set()
+    for unit in ("A24", "A1"):
+        state.apply(f"join {unit}")
+    state.apply("resolve")
+    state.apply("roll 6")
+    assert "attack 12, defence 4, odds 3:1" in last_lines(state)
+
+
 @pytest.mark.rule("V.8", rulebook="grands_strateges")
 def test_beyond_a_ridge_only_from_its_edge(gs_game: GameMaker) -> None:
     # From 1408, two hexes back from the plateau's southern edge, 1411 is hidden;
