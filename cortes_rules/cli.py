@@ -272,12 +272,13 @@ def _coverage(args: argparse.Namespace) -> int:
 
 
 def _selfplay(args: argparse.Namespace) -> int:
-    from .selfplay import parse_options, selfplay
+    from .selfplay import parse_options, parse_readings, selfplay
 
     try:
         result = selfplay(args.rulebook or default_rulebook(), seed=args.seed,
                           options=parse_options(args.options), max_turns=args.max_turns,
-                          setup=args.setup, scenario=args.scenario)
+                          setup=args.setup, scenario=args.scenario,
+                          readings=parse_readings(args.reading))
     except RulesError:
         _compile(args.rulebook)
         raise
@@ -354,6 +355,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     play.add_argument("--scenario", default=None,
                       help="for a rulebook with scenarios, the one to play, by name or "
                       "number (default: its first)")
+    play.add_argument("--reading", action="append", default=None, metavar="ENTRY=READING",
+                      help="read an interpretations entry another way (or pick a "
+                      "scenario's option); may be repeated")
     play.set_defaults(run=_selfplay)
     args = parser.parse_args(argv)
     given = getattr(args, "rulebook_option", None)

@@ -15,7 +15,7 @@ always gives the same game.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +50,8 @@ class SelfPlayResult:
     chance_events: int = 0
     outcome: Outcome | None = None
     moves_by_player: dict[str, int] = field(default_factory=dict)
+    readings: tuple[str, ...] = ()
+    """The readings chosen other than the defaults, as ``entry=reading``."""
 
     @property
     def finished(self) -> bool:
@@ -59,8 +61,10 @@ class SelfPlayResult:
         """The report as text lines."""
         options = ", ".join(self.options) or "none"
         scenario = f"scenario {self.scenario}, " if self.scenario else ""
+        readings = f", readings: {', '.join(self.readings)}" if self.readings else ""
         yield (f"Self-play of {self.rulebook}: {scenario}seed {self.seed}, set-up "
-               f"{self.setup or 'placed by the players'}, optional rules on: {options}")
+               f"{self.setup or 'placed by the players'}, optional rules on: {options}"
+               f"{readings}")
         players = ", ".join(f"{p} {n}" for p, n in self.moves_by_player.items())
         yield (f"{self.decisions} decisions ({players or 'none'}), "
                f"{self.chance_events} chance events")
@@ -88,11 +92,23 @@ def parse_options(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
+def parse_readings(texts: Iterable[str] | None) -> dict[str, str]:
+    """``["loss_order=attacker_first", ...]`` as ``{entry: reading}``."""
+    chosen: dict[str, str] = {}
+    for text in texts or ():
+        entry, sep, reading = text.partition("=")
+        if not sep or not entry.strip() or not reading.strip():
+            raise CortesRulesError(f"a reading is given as ENTRY=READING, not {text!r}")
+        chosen[entry.strip()] = reading.strip()
+    return chosen
+
+
 def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
              options: str | Iterable[str] = (), max_turns: int | None = None,
              setup: str | None = None, max_decisions: int = MAX_DECISIONS,
              after_each: Callable[[GameState], None] | None = None,
-             scenario: str | int | None = None) -> SelfPlayResult:
+             scenario: str | int | None = None,
+             readings: Mapping[str, str] | None = None) -> SelfPlayResult:
     """Play one game with uniformly random legal choices for every player.
 
     Args:
@@ -113,6 +129,8 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
             raises propagates.
         scenario: for a rulebook with scenarios, the one to play (by name or
             number; by default the first).
+        readings: a reading for some interpretations entries (entry id ->
+            reading name); every other entry keeps its default.
 
     Raises:
         CortesRulesError: bad options, set-up or limits; a rulebook that
@@ -125,12 +143,12 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
         raise CortesRulesError(f"the turn limit is a whole number of at least 1, "
                                f"not {max_turns!r}")
     if isinstance(rulebook, Rulebook):
-        if options or scenario is not None:
-            raise CortesRulesError("options and scenarios are chosen when a rulebook is "
-                                   "loaded: pass its name, not a loaded rulebook")
+        if options or scenario is not None or readings:
+            raise CortesRulesError("options, readings and scenarios are chosen when a "
+                                   "rulebook is loaded: pass its name, not a loaded rulebook")
         book = rulebook
     else:
-        book = load(rulebook, options=options, scenario=scenario)
+        book = load(rulebook, options=options, scenario=scenario, readings=readings)
     if max_turns is None:
         max_turns = SCENARIO_TURN_CAP if book.scenarios else DEFAULT_TURN_CAP
     if setup is None and book.setups and not book.opening_phases:
@@ -138,7 +156,10 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
     state = book.new_game(seed=seed, setup=setup)
     result = SelfPlayResult(book.name, seed, setup, tuple(_ordered(book.program.options)),
                             max_turns, book.scenario,
-                            moves_by_player={p: 0 for p in book.players})
+                            moves_by_player={p: 0 for p in book.players},
+                            readings=tuple(f"{entry.id}={book.readings[entry.id]}"
+                                           for entry in book.interpretations
+                                           if book.readings.get(entry.id) != entry.default))
     choose = random.Random(seed)
     if after_each is not None:
         after_each(state)
