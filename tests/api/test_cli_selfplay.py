@@ -97,6 +97,20 @@ def test_bad_options_are_refused_in_one_line(capsys: pytest.CaptureFixture[str])
     assert status == 1 and "no set-up 'nowhere'" in err
 
 
+@pytest.mark.rule("8.19")
+def test_a_reading_is_chosen_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run("--seed", "2", "--max-turns", "1",
+                           "--reading", "loss_order=attacker_first", capsys=capsys)
+    assert status == 0 and err == ""
+    assert out.splitlines()[0].endswith("readings: loss_order=attacker_first")
+    status, out, _ = run("--seed", "2", "--max-turns", "1", capsys=capsys)
+    assert "readings:" not in out.splitlines()[0]
+    status, _, err = run("--seed", "2", "--reading", "loss_order", capsys=capsys)
+    assert status == 1 and "ENTRY=READING" in err
+    status, _, err = run("--seed", "2", "--reading", "loss_order=sideways", capsys=capsys)
+    assert status == 1 and "sideways" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.rule("4.1")
 @pytest.mark.parametrize("args", [["--seed", "x"], ["--max-turns", "3"],
                                   ["--seed", "1", "--max-turns", "0"],
