@@ -276,6 +276,9 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
     # some clause depends on.
     everything = lower(modules, optional, chosen) if optional - set(wanted) else program
     diagnostics = check(everything)
+    if everything is not program:
+        # A clause that is always on may not lean on a rule switched off.
+        diagnostics += [d for d in check(program) if d.severity == "error"]
     for entry, reading in _other_readings(everything):
         diagnostics += [d for d in check(lower(modules, optional, {**chosen, entry: reading}))
                         if d.severity == "error"]
