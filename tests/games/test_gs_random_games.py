@@ -105,3 +105,24 @@ def test_selfplay_reaches_the_end_of_each_scenario(scenario: str) -> None:
         result = selfplay("grands_strateges", scenario=scenario, seed=seed)
         assert result.finished and result.outcome is not None
         assert result.outcome.reason.startswith(("The scenario's", "Player"))
+
+
+# The scenarios' own options (registry entries of kind "choice"), each played
+# with the advanced rules on.
+CHOICES = [("IV", "scenario_iv_options", "option_2"), ("IV", "scenario_iv_options", "option_3"),
+           ("IV", "scenario_iv_options", "option_4"),
+           ("VIII", "scenario_viii_morale", "forty_sixty"),
+           ("VIII", "scenario_viii_morale", "half_first_only"),
+           ("VIII", "scenario_viii_morale", "forty_sixty_first_only"),
+           ("X", "scenario_x_reserve", "chosen"), ("X", "scenario_x_reserve", "drawn"),
+           ("X", "scenario_x_reserve", "rolled")]
+
+
+@pytest.mark.rule("II.6", "IV.2", "IV.7", "IV.21", "I.1", "XI.2", rulebook="grands_strateges")
+@pytest.mark.parametrize(("scenario", "entry", "reading"), CHOICES)
+def test_random_games_with_each_scenario_option(scenario: str, entry: str, reading: str) -> None:
+    book = cortes_rules.load("grands_strateges", scenario=scenario, options="advanced",
+                             readings={entry: reading})
+    for seed in (1, 2, 3):
+        outcome = play(book, seed).outcome()
+        assert outcome is not None and outcome.reason and outcome.details

@@ -137,7 +137,8 @@ def test_scenario_ixa_draws_forces_by_arm_and_lays_them_face_down() -> None:
     for k, make_up in enumerate([(4, 2, 1), (4, 2, 1), (3, 2, 1), (2, 1, 2)], start=1):
         corps = [str(u) for u in state.evaluate("corps_of(b, k)", k=k)]
         kinds = [state.attribute(u, "class") for u in corps]
-        assert (kinds.count("infantry"), kinds.count("cavalry"), kinds.count("artillery")) == make_up
+        counts = (kinds.count("infantry"), kinds.count("cavalry"), kinds.count("artillery"))
+        assert counts == make_up
     # Neither player sees what the other drew.
     assert not any(uid.startswith("A") for uid in state.observation("b")["pieces"])
     assert not any(uid.startswith("B") for uid in state.observation("a")["pieces"])
@@ -209,3 +210,89 @@ def test_scenario_x_margin_of_ten_follows_the_reading(reading: str,
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == winners
     assert (outcome.details["total_a"], outcome.details["total_b"]) == (13, 3)
+
+
+def _reserve_game(reading: str, seed: int = 3) -> GameState:
+    return _load("X", readings={"scenario_x_reserve": reading}).new_game(seed=seed)
+
+
+def _kept(state: GameState, side: str) -> dict[str, int]:
+    arms: dict[str, int] = {}
+    for arm in state.evaluate("list(str(u.class) for u in pieces "
+                              "where u.place == reinforcements[q])", q=side):
+        arms[arm] = arms.get(arm, 0) + 1
+    return arms
+
+
+@pytest.mark.rule("I.1", rulebook="grands_strateges")
+def test_scenario_x_reserve_chosen_three_infantry_one_cavalry_one_artillery() -> None:
+    state = _reserve_game("chosen")
+    assert state.phase == "reserves" and state.current_player == "a"
+    for uid in ("A1", "A2", "A3"):
+        state.apply(f"hold_back {uid}")
+    # Three infantry kept back: no more infantry is offered.
+    assert not any(a.split()[1] in {f"A{n}" for n in range(1, 14)} for a in legal(state))
+    state.apply("hold_back A14")
+    state.apply("hold_back A21")
+    assert state.current_player == "b"
+    while state.phase == "reserves":
+        state.apply(sorted(legal(state))[0])
+    assert state.phase == "deploy"
+    assert _kept(state, "a") == _kept(state, "b") == {
+        "infantry": 3, "cavalry": 1, "artillery": 1}
+
+
+@pytest.mark.rule("I.1", rulebook="grands_strateges")
+def test_scenario_x_reserve_drawn_leaves_the_rest_to_deploy() -> None:
+    state = _reserve_game("drawn")
+    while state.phase == "reserves":
+        assert state.is_chance_node()
+        state.apply(state.chance_outcomes()[0][0])
+    assert _kept(state, "a") == _kept(state, "b") == {
+        "infantry": 3, "cavalry": 1, "artillery": 1}
+    # The units not drawn are deployed as usual: 20 a side are waiting.
+    assert state.evaluate("count(waiting(a))") == state.evaluate("count(waiting(b))") == 20
+
+
+@pytest.mark.rule("I.1", rulebook="grands_strateges")
+def test_scenario_x_reserve_enters_by_its_own_edge_from_turn_two_to_nine() -> None:
+    book = _load("X", readings={"scenario_x_reserve": "chosen"})
+    state = book.new_game(positions={"A1": "1605", "B1": "1616", "A11": "reinforcements.a"})
+    enters = lambda: {a for a in legal(state) if a.startswith("enter ")}  # noqa: E731
+    _play_out(state, 0)          # the breaking points are rolled first
+    assert enters() == set()
+    next_turn(state)
+    assert enters() and all(a.split()[2].endswith("01") for a in enters())
+    for _ in range(8):
+        next_turn(state)
+    assert state.turn == 10 and enters() == set()
+
+
+@pytest.mark.rule("I.1", rulebook="grands_strateges")
+def test_scenario_x_reserve_turn_is_rolled_in_secret() -> None:
+    state = _reserve_game("rolled")
+    while state.phase == "reserves" and not state.is_chance_node():
+        state.apply(sorted(legal(state))[0])
+    state.apply("roll 4")       # A's reserve on turn 6
+    state.apply("roll 1")       # B's on turn 3
+    assert state.observation("a")["players"]["a"]["reserve_turn"] == "6"
+    assert "reserve_turn" not in state.observation("b")["players"]["a"]
+    assert not any("turn 6" in line for line in state.observation("b")["log"])
+    while state.phase == "deploy":
+        state.apply(sorted(legal(state))[0])
+    while state.is_chance_node():
+        state.apply(state.chance_outcomes()[0][0])
+    # The reserve may enter on its turn only: B's on turn 3, A's on turn 6.
+    entries = {}
+    while state.turn <= 7:
+        side = state.current_player
+        if state.is_chance_node():
+            state.apply(state.chance_outcomes()[0][0])
+        elif state.phase in ("a_movement", "b_movement"):
+            if any(a.startswith("enter ") for a in legal(state)):
+                entries.setdefault(side, set()).add(state.turn)
+            state.apply("end")
+        else:
+            state.apply(sorted(legal(state))[0] if "end_combat" not in legal(state)
+                        else "end_combat")
+    assert entries == {"a": {6}, "b": {3}}
