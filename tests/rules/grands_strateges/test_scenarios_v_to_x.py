@@ -104,6 +104,20 @@ def test_scenario_vii_roads_are_written_down_before_player_a_places() -> None:
 
 
 @pytest.mark.rule("I.1", rulebook="grands_strateges")
+@pytest.mark.parametrize("scenario", ["VII", "IXa"])
+def test_scenario_vii_match_of_two_rounds(scenario: str) -> None:
+    state = _load(scenario).new_game(seed=1)
+    # Two wins, or a win and a draw, win the match; a win and a loss, or two
+    # draws, draw it; two losses, or a loss and a draw, lose it.
+    for first in ("win", "draw", "loss"):
+        for second in ("win", "draw", "loss"):
+            pair = (first, second)
+            wins, losses = pair.count("win"), pair.count("loss")
+            expected = "win" if wins > losses else "loss" if losses > wins else "draw"
+            assert state.evaluate("match_result(x, y)", x=first, y=second) == expected, pair
+
+
+@pytest.mark.rule("I.1", rulebook="grands_strateges")
 @pytest.mark.parametrize(("lost_b", "winners"), [
     (["B1"], ("b",)),          # 8 of 28 = 28.6% against A's 42.9%
     (["B3", "B5"], ()),        # 12 of 28 = 42.9%: the same share, a draw
