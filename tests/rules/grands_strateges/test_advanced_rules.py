@@ -77,14 +77,14 @@ def test_a_short_charge_in_the_open_doubles_the_cavalry(
 @pytest.mark.rule("VIII.3", rulebook="grands_strateges")
 def test_no_charge_after_a_long_ride_or_from_a_controlled_hex(
         advanced: cortes_rules.Rulebook) -> None:
-    # Four hexes are more than half of 6: no charge.
+    # Example XXXVI bis. C: four hexes are more than half of 6: no charge.
     state = start(advanced, {"A17": "1001", "B6": "1006"})
     for to in ("1002", "1003", "1004", "1005"):
         state.apply(f"move A17 {to}")
     state.apply("end")
     fight(state, "1006", ["A17"])
     assert "attack 2, defence 4" in last_lines(state, 8)
-    # Starting next to the enemy: no charge either.
+    # B: starting next to the enemy, in its zone: no charge either.
     state = start(advanced, {"A17": "1003", "B6": "1004"}, combat=True)
     fight(state, "1004", ["A17"])
     assert "attack 2, defence 4" in last_lines(state, 8)
@@ -92,6 +92,7 @@ def test_no_charge_after_a_long_ride_or_from_a_controlled_hex(
 
 @pytest.mark.rule("VIII.2", rulebook="grands_strateges")
 def test_no_charge_into_a_village(advanced: cortes_rules.Rulebook) -> None:
+    # Example XXXVI: Z, in a village, is fought at the cavalry's own factor.
     state = start(advanced, {"A17": "1501", "B6": "1503"})
     state.apply("move A17 1502")
     state.apply("end")
@@ -181,4 +182,33 @@ def test_infantry_slips_away_from_artillery_only(advanced: cortes_rules.Rulebook
     state.apply("move A6 1002")
     assert state.attribute("A6", "spent") == 3
     state = start(advanced, {"A6": "1003", "B6": "1004"})
+    assert "III.6" in refusal_rules(state, "move A6 1002")
+
+
+@pytest.mark.rule("VIII.2", rulebook="grands_strateges")
+def test_example_xxxvi_no_charge_through_a_forest_but_a_normal_fight(
+        advanced: cortes_rules.Rulebook) -> None:
+    # Y (B6) stands behind the forest 0605: A (A17) reaches it through the
+    # wood with 2 of its 6 points, but only open ground allows a charge.
+    state = start(advanced, {"A17": "0604", "B6": "0606"})
+    state.apply("move A17 0605")
+    state.apply("end")
+    fight(state, "0606", ["A17"])
+    assert "attack 2, defence 4" in last_lines(state, 8)
+    # Z in the village (1503) is not charged either: test_no_charge_into_a_village.
+
+
+@pytest.mark.rule("XII.2", rulebook="grands_strateges")
+@pytest.mark.rule("XII.4", rulebook="grands_strateges")
+def test_example_xxxix_leaving_a_zone_without_fighting(
+        advanced: cortes_rules.Rulebook) -> None:
+    # B (A17) slips away from Y (B6) into 1002, which no enemy controls, with
+    # 2 points left; its next hex, 0902, lies in U's (B7) zone: refused.
+    state = start(advanced, {"A17": "1003", "B6": "1004", "B7": "0803"})
+    state.apply("move A17 1002")
+    assert "XII.4" in refusal_rules(state, "move A17 0902")
+    assert refusal_rules(state, "move A17 1001") == set()
+    # C (A6, infantry) held by an infantry unit (B6) and a battery (B24) may
+    # not slip away: only artillery alone lets infantry go (XII.2).
+    state = start(advanced, {"A6": "1003", "B6": "1004", "B24": "1103"})
     assert "III.6" in refusal_rules(state, "move A6 1002")
