@@ -314,6 +314,17 @@ def test_incomplete_entries_are_check_errors(tmp_path, entry, message) -> None:
                for d in caught.value.diagnostics), [d.message for d in caught.value.diagnostics]
 
 
+@pytest.mark.rule("14.0")
+def test_a_choice_the_text_offers_is_an_entry_of_kind_choice(tmp_path) -> None:
+    entry = ('interpretation pace "How fast to play" {\n  rules 7.3\n  kind choice\n'
+             '  says "The players may agree to a slow or a fast game."\n'
+             '  reading slow "A slow game." default\n  reading fast "A fast game."\n'
+             '  because "The text names the slow game first."\n}\n')
+    book = cortes_rules.load(_rulebook_with(tmp_path, entry), readings={"pace": "fast"})
+    assert book.interpretation("pace").kind == "choice"
+    assert book.readings["pace"] == "fast"
+
+
 @pytest.mark.rule("7.20")
 def test_map_lines_may_depend_on_a_reading(tmp_path) -> None:
     text = (CORTES / "map.rules").read_text(encoding="utf-8")
