@@ -94,6 +94,20 @@ def test_example_xxix_four_hexes_behind_the_crest_are_out_of_sight(gs_game: Game
     assert "attack 12, defence 4, odds 3:1" in last_lines(state)
 
 
+@pytest.mark.rule("IV.5", rulebook="grands_strateges")
+@pytest.mark.rule("V.2", rulebook="grands_strateges")
+def test_a_refused_bombardment_names_its_reason(gs_game: GameMaker) -> None:
+    # Out of range: three hexes from the plain.
+    state = gs_game({"A24": "1001", "B6": "1004"}, combat=True)
+    assert refusal_rules(state, "attack 1004") == {"IV.3", "V.2"}
+    # In range, but the battery has fired already this phase.
+    state = gs_game({"A24": "1001", "B6": "1003", "B7": "1201"}, combat=True)
+    assert "attack 1201" in legal(state)
+    fight(state, ["1003"], ["A24"], 4)
+    state.apply("retreat B6 1004")
+    assert refusal_rules(state, "attack 1201") == {"IV.3", "IV.5"}
+
+
 @pytest.mark.rule("V.8", rulebook="grands_strateges")
 def test_beyond_a_ridge_only_from_its_edge(gs_game: GameMaker) -> None:
     # From 1408, two hexes back from the plateau's southern edge, 1411 is hidden;
