@@ -56,7 +56,8 @@ ACTION_PARAM_TYPES = ("piece", "place", "hex", "player", "int")
 """The types an action's parameters may have (they fix its text form and ids)."""
 DEFECT_KINDS = ("contradiction", "gap", "undefined_term", "wrong_reference", "example",
                 "summary", "numbering", "omission", "misprint", "terminology", "choice")
-"""What an interpretation entry may say is wrong with the printed text."""
+"""What an interpretation entry may say is wrong with the printed text, or
+``choice``: a choice the text itself leaves to the players."""
 
 
 class Checker:

@@ -999,10 +999,13 @@ class GameState:
 
     def allowed(self, kind: str, env: dict[str, Any]) -> bool:
         """Whether no forbid clause on ``kind`` holds (unlifted) with these variables."""
-        for _, cond, permits, _ in self.machine.forbids.get(kind, ()):
-            if cond(self, env) and not any(p(self, env) for p in permits):
-                return False
-        return True
+        return not any(self._forbids(cond, permits, env)
+                       for _, cond, permits, _ in self.machine.forbids.get(kind, ()))
+
+    def _forbids(self, cond: Fn, permits: tuple[Fn, ...], env: dict[str, Any]) -> bool:
+        """Whether a forbid clause holds with these variables and no permit lifts it.
+        (The enumeration of legal actions tests the same inline, on its hot path.)"""
+        return bool(cond(self, env)) and not any(p(self, env) for p in permits)
 
     def place_of(self, piece_id: str) -> str | None:
         """Where a piece is (a place id), or None when it is off the board."""
@@ -1346,7 +1349,7 @@ class GameState:
                 for name, fn in option.bindings:
                     scratch[name] = fn(self, scratch)
                 for rule, cond, permits, clause in self.machine.forbids.get(option.kind, ()):
-                    if cond(self, scratch) and not any(p(self, scratch) for p in permits):
+                    if self._forbids(cond, permits, scratch):
                         reasons.append((rule, _explain(self.machine, clause)))
             except CortesRulesError:
                 if in_domain:
@@ -1374,7 +1377,7 @@ class GameState:
         found: list[tuple[str | None, str]] = []
         for rule, cond, permits, clause in self.machine.forbids.get(kind.name, ()):
             try:
-                if cond(self, scratch) and not any(p(self, scratch) for p in permits):
+                if self._forbids(cond, permits, scratch):
                     found.append((rule, _explain(self.machine, clause)))
             except CortesRulesError:
                 continue

@@ -35,7 +35,13 @@ def fight(state: GameState, targets: list[str], units: list[str], roll: int) -> 
     return state
 
 
+def end_phases(state: GameState) -> None:
+    """The player to move ends his movement phase, then his combat phase."""
+    state.apply("end")
+    state.apply("end_combat")
+
+
 def next_turn(state: GameState) -> None:
     """Both players end both their phases: on to the next game turn."""
-    for action in ("end", "end_combat", "end", "end_combat"):
-        state.apply(action)
+    end_phases(state)
+    end_phases(state)

@@ -66,10 +66,7 @@ def test_a_short_charge_in_the_open_doubles_the_cavalry(
     state.apply("move A17 1002")
     state.apply("move A17 1003")
     state.apply("end")
-    for action in ("attack 1004", "join A17", "resolve"):
-        state.apply(action)
-    if "keep_odds" in legal(state):
-        state.apply("keep_odds")
+    fight(state, "1004", ["A17"])
     assert "attack 4, defence 4" in last_lines(state, 8)
 
 

@@ -6,7 +6,7 @@ option 3: any road of his edge; option 4: called by a die."""
 from __future__ import annotations
 
 import pytest
-from gs_helpers import next_turn
+from gs_helpers import end_phases, next_turn
 
 import cortes_rules
 from cortes_rules import GameState
@@ -32,12 +32,10 @@ def test_each_group_enters_by_its_road_from_its_turn(iv: cortes_rules.Rulebook) 
     # Group I of player A by board A's west road; group II must wait.
     assert entries(state) == {"enter A2 0301"}
     state.apply("enter A2 0301")
-    state.apply("end")
-    state.apply("end_combat")
+    end_phases(state)
     # Player B's group I by board B's east road, at the south edge.
     assert entries(state) == {"enter B2 3022"}
-    state.apply("end")
-    state.apply("end_combat")
+    end_phases(state)
     assert state.turn == 3
     assert entries(state) == {"enter A4 3001"}
 
@@ -66,12 +64,10 @@ def test_option_2_the_player_orders_his_groups_on_the_schedule() -> None:
     state.apply("route 3 0301")
     assert entries(state) == {"enter A5 0301"}
     state.apply("enter A5 0301")
-    state.apply("end")
-    state.apply("end_combat")
+    end_phases(state)
     assert routes(state) == {"route 1 3022"}
     state.apply("route 1 3022")
-    state.apply("end")
-    state.apply("end_combat")
+    end_phases(state)
     # Turn 3, the second road of the schedule, takes the group still waiting.
     assert routes(state) == {"route 1 3001"}
     state.apply("route 1 3001")
@@ -86,12 +82,10 @@ def test_option_3_any_road_of_the_owners_edge() -> None:
                              for h in ("0301", "0701", "2601", "3001")}
     state.apply("route 1 2601")
     assert entries(state) == {"enter A2 2601"}
-    state.apply("end")
-    state.apply("end_combat")
+    end_phases(state)
     state.apply("route 1 0722")
     assert entries(state) == {"enter B2 0722"}
-    state.apply("end")
-    state.apply("end_combat")
+    end_phases(state)
     assert state.turn == 3
     assert routes(state) == {f"route 3 {h}" for h in ("0301", "0701", "2601", "3001")}
     state.apply("route 3 0301")
@@ -109,14 +103,12 @@ def test_option_4_a_die_calls_the_groups() -> None:
     state.apply("roll 3")                      # group III, by its road of option 1
     assert "group 3 marches onto the field" in state.log[-1].text
     assert entries(state) == {"enter A5 0701"}
-    state.apply("end")
-    state.apply("end_combat")
+    end_phases(state)
     state.apply("roll 5")                      # B: a 5 brings nobody; with one
     assert state.is_chance_node()              # group left he rolls again
     state.apply("roll 6")
     assert entries(state) == set()
-    state.apply("end")
-    state.apply("end_combat")
+    end_phases(state)
     # Turn 3: A has one group left and rolls a second time after a miss.
     assert state.turn == 3
     state.apply("roll 3")                      # group III has been called already
