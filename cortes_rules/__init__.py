@@ -2,7 +2,9 @@
 
 The public surface::
 
-    load(name_or_path, *, options=(), map=None, counters=None, setups=None) -> Rulebook
+    load(name_or_path, *, options=(), map=None, counters=None, setups=None,
+         backend=None) -> Rulebook
+    backend() -> "compiled" or "python" (CORTES_RULES_BACKEND chooses)
     Rulebook.new_game(seed=..., setup=..., positions=..., turn_limit=...) -> GameState
     GameState: legal_action_ids(), legal_actions(), apply(action or id), clone(),
                current_player, phase, is_chance_node(), chance_outcomes(),
@@ -12,11 +14,12 @@ The public surface::
     errors: CortesRulesError and its subclasses
 """
 
-from .api import Outcome, Rulebook, load
+from .api import Outcome, Rulebook, backend, load
 from .engine.actions import Action
 from .engine.compile import RulesRuntimeError
 from .engine.machine import CHANCE, GameState, LogEntry
 from .errors import (
+                     BackendError,
                      CortesRulesError,
                      IllegalActionError,
                      NotationError,
@@ -28,8 +31,9 @@ from .errors import (
 )
 
 __all__ = [
-    "CHANCE", "Action", "CortesRulesError", "GameState", "IllegalActionError", "LogEntry",
+    "CHANCE", "Action", "BackendError", "CortesRulesError", "GameState", "IllegalActionError",
+    "LogEntry",
     "NotationError", "Outcome", "RecordError", "Rulebook", "RulesCheckError", "RulesError",
-    "RulesRuntimeError", "RulesSyntaxError", "StartError", "load",
+    "RulesRuntimeError", "RulesSyntaxError", "StartError", "backend", "load",
 ]
 __version__ = "0.1.0"

@@ -16,6 +16,7 @@ from typing import Any, cast
 from .dsl import ir
 from .dsl.diagnostics import Diagnostic
 from .engine.actions import Action
+from .engine.backend import select as select_backend
 from .engine.machine import GameState, Machine, Outcome
 from .dsl.diagnostics import Span, line_of
 from .errors import CortesRulesError, NotationError, RulesCheckError
@@ -34,12 +35,18 @@ class Rulebook:
         warnings: diagnostics that did not stop the load.
     """
 
-    def __init__(self, program: ir.Program, warnings: Iterable[Diagnostic] = ()) -> None:
+    def __init__(self, program: ir.Program, warnings: Iterable[Diagnostic] = (),
+                 backend: str | None = None) -> None:
         self.program = program
         self.warnings = tuple(warnings)
-        self._machine = Machine(program)
+        self._machine = Machine(program, select_backend(backend))
         self._blank: GameState | None = None
         _check_static(program, self._machine)
+
+    @property
+    def backend(self) -> str:
+        """The core this rulebook's games run on: ``"compiled"`` or ``"python"``."""
+        return self._machine.backend.name
 
     @property
     def name(self) -> str:
@@ -251,7 +258,7 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
 def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
          map: StrPath | None = None, counters: StrPath | None = None,
          setups: StrPath | None = None, readings: Mapping[str, str] | None = None,
-         scenario: str | int | None = None) -> Rulebook:
+         scenario: str | int | None = None, backend: str | None = None) -> Rulebook:
     """Compile and check a rulebook.
 
     Args:
@@ -269,6 +276,9 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
             play, by name (``"IXa"``) or number (``4`` for ``"IV"``); by default
             the first. It brings its map, its optional rules and its own
             statements (forces, deployment, victory conditions, length).
+        backend: ``"compiled"``, ``"python"`` or ``"auto"``; by default the
+            environment variable ``CORTES_RULES_BACKEND`` decides, else ``auto``
+            (the compiled core when it is built). See :func:`cortes_rules.backend`.
 
     Raises:
         RulesSyntaxError, RulesCheckError: the rules are broken; every
@@ -278,4 +288,14 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
                if v is not None}
     program, warnings = compile_rulebook(name_or_path, options=options, replace=replace,
                                          readings=readings, scenario=scenario)
-    return Rulebook(program, warnings)
+    return Rulebook(program, warnings, backend)
+
+
+def backend(choice: str | None = None) -> str:
+    """The core games run on when ``load`` is not told: ``"compiled"`` or ``"python"``.
+
+    Raises:
+        BackendError: ``CORTES_RULES_BACKEND`` (or ``choice``) names no backend,
+            or asks for ``compiled`` and the extension cannot be imported.
+    """
+    return select_backend(choice).name

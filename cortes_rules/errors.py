@@ -11,6 +11,8 @@ illegal move from a bad record:
 - :class:`StartError`: a game's starting position breaks a rule.
 - :class:`NotationError`: an action's text form does not parse.
 - :class:`RecordError`: a saved game record is bad; it names the line.
+- :class:`BackendError`: the core asked for cannot run (see
+  ``CORTES_RULES_BACKEND``).
 """
 
 from __future__ import annotations
@@ -92,3 +94,7 @@ class RecordError(CortesRulesError):
         self.path = path
         self.line = line
         super().__init__(f"{path}:{line}: {message}")
+
+
+class BackendError(CortesRulesError):
+    """The backend asked for cannot be used: an unknown name, or no compiled core."""

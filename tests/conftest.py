@@ -34,6 +34,12 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    """Name the core the suite runs on (CI runs it once per backend)."""
+    from cortes_rules.engine.backend import ENV
+    return f"cortes_rules backend: {cortes_rules.backend()} ({ENV}={os.environ.get(ENV, '')!r})"
+
+
 @pytest.fixture(scope="session")
 def book() -> cortes_rules.Rulebook:
     """The shipped Cortés rulebook, compiled once."""

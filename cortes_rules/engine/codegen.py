@@ -74,7 +74,7 @@ MEMO_LIMIT = 200_000   # entries per memo before it is emptied (bounds memory)
 ECACHE_LIMIT = 256     # cached enumerations (site and variables) kept per game
 MAX_INLINE = 24        # nesting of expanded functions, hooks and derived attributes
 MAX_INDENT = 60        # deeper code is left to the reference closures
-_ITERABLE = (tuple, list, frozenset, set)
+_ITERABLE = (tuple, list)   # visited as they are; sets go through _as_iterable (sorted)
 _PLAIN_KEYS = frozenset({Piece, Place, Player, str, int, type(None), Dice, Table, object})
 _LEAVES = (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit, ir.Name)
 

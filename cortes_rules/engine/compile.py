@@ -212,10 +212,19 @@ def dice_outcomes(dice: Dice) -> list[tuple[Any, Fraction]]:
 
 
 def _as_iterable(value: Any) -> Iterable[Any]:
+    """The items of a collection in the order the rules visit them.
+
+    A set is visited in the canonical order (pieces, places and players by
+    index, then numbers, then text), never in Python's hash order, which
+    depends on where objects sit in memory: a game must not change with the
+    process it runs in.
+    """
+    if isinstance(value, (tuple, list)):
+        return value
+    if isinstance(value, (frozenset, set)):
+        return sorted(value, key=_order_key)
     if isinstance(value, Dice):
         return [x for x, _ in dice_outcomes(value)]
-    if isinstance(value, (tuple, list, frozenset, set)):
-        return value
     if isinstance(value, Place):
         return ()
     raise TypeError(f"cannot iterate over {value!r}")

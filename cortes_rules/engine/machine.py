@@ -26,10 +26,18 @@ from ..dsl import ir
 from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError, StartError
 from ..rule_numbers import rule_key
-from . import rng
+from .backend import Backend, select
 from .actions import Action, unchecked_action
 from .codegen import FastCompiler, Unsupported
-from .compile import Compiler, Fn, NamedText, RulesRuntimeError, dice_outcomes, format_value
+from .compile import (
+    Compiler,
+    Fn,
+    NamedText,
+    RulesRuntimeError,
+    _order_key,
+    dice_outcomes,
+    format_value,
+)
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
@@ -296,13 +304,14 @@ class ActionSpace:
 class Machine:
     """A rulebook compiled for the reference interpreter (static, shared by states)."""
 
-    def __init__(self, program: ir.Program) -> None:
+    def __init__(self, program: ir.Program, backend: Backend | None = None) -> None:
         self.program = program
+        self.backend = backend if backend is not None else select("python")
         self.world = world = World(program)
         self.compiler = Compiler(world, program)
         self.fast = FastCompiler(world, program, self.compiler)
         self.fast.machine = self
-        self.fast.ns.update(RulesRuntimeError=RulesRuntimeError, _sort_key=_sort_key, tick=tick,
+        self.fast.ns.update(RulesRuntimeError=RulesRuntimeError, _order_key=_order_key, tick=tick,
                             _same=_same, _SCALARS=_SCALARS)
         # Where the stamps of what places hold and of their attributes begin.
         self.holds = 1 + len(world.pieces)
@@ -785,7 +794,7 @@ class _RegionCompiler:
             "items", "i", "found", "item", "size", "start"))
         self.count()
         d = self.value(st.domain)
-        self.w(f"{items} = tuple(sorted({d}, key=_sort_key)) if isinstance({d}, frozenset) "
+        self.w(f"{items} = tuple(sorted({d}, key=_order_key)) if isinstance({d}, frozenset) "
                f"else tuple({d})")
         self.w(f"{i} = 0")
         self.w(f"{size} = len({items})")
@@ -1441,18 +1450,20 @@ class GameState:
         pending = self._pending()
         assert pending is not None
         op, ins, frame = pending
+        kernels = self.machine.backend.rng
         if op == ROLL:
             dice = ins[2](self, frame[2])
             if dice.faces is None:
-                self.rng_state, total = rng.roll_dice(self.rng_state, dice.count, dice.sides)
+                self.rng_state, total = kernels.roll_dice(self.rng_state, dice.count,
+                                                          dice.sides)
                 action = self.machine.space.action(
                     self.machine.space.kinds["roll"].encode((total,)))
             else:
-                self.rng_state, i = rng.below(self.rng_state, len(dice.faces))
+                self.rng_state, i = kernels.below(self.rng_state, len(dice.faces))
                 action = self.machine.space.action(
                     self.machine.space.kinds["roll"].encode((dice.faces[i],)))
         else:
-            self.rng_state, i = rng.below(self.rng_state, len(outcomes))
+            self.rng_state, i = kernels.below(self.rng_state, len(outcomes))
             action = outcomes[i][0]
         self.apply(action)
         return action
@@ -1629,7 +1640,7 @@ class GameState:
             elif op == FOR_INIT:
                 domain = ins[2](self, env)
                 if isinstance(domain, frozenset):
-                    domain = tuple(sorted(domain, key=_sort_key))
+                    domain = tuple(sorted(domain, key=_order_key))
                 env[ins[1]] = (tuple(domain), 0)
             elif op == FOR_NEXT:
                 items, i = env[ins[1]]
@@ -1797,7 +1808,7 @@ class GameState:
         if winner is None:
             winners: tuple[str, ...] = ()
         elif isinstance(winner, (tuple, frozenset, list)):
-            winners = tuple(str(w) for w in sorted(winner, key=_sort_key))
+            winners = tuple(str(w) for w in sorted(winner, key=_order_key))
         else:
             winners = (str(winner),)
         scores = {}
@@ -1922,14 +1933,6 @@ def _zero(type_ref: ir.TypeRef) -> Any:
 
 def _piece_index(piece: Piece) -> int:
     return piece.index
-
-
-def _sort_key(value: Any) -> Any:
-    if isinstance(value, (Piece, Place, Player)):
-        return (0, value.index)
-    if isinstance(value, (int, Fraction)):
-        return (1, value)
-    return (2, str(value))
 
 
 def _unchain(chain: tuple[Any, ...] | None) -> list[Any]:
