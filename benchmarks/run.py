@@ -26,9 +26,13 @@ minimum and maximum under the same key plus ``_min`` / ``_max``. Workloads:
   event that follows ``resolve`` is expanded (all chained rolls, by
   ``chance_outcomes()`` and ``clone()``) down to the next decision.
 - ``*_clone_us``: one ``clone()`` of a mid-game state, averaged.
-- ``cortes_compile_rulebook_s``: the first ``load`` in this process (parse,
-  check, lower, compile); ``cortes_cached_load_s``: a second load of the same
-  rulebook in the same process.
+- Loads of Cortés (veteran), each in a new process with its own cache folder
+  (the import of the package is not counted): ``cortes_compile_rulebook_s``
+  with nothing cached (lark builds the grammar's parse tables, then the
+  rulebook is parsed, checked and lowered); ``cortes_compile_with_grammar_tables_s``
+  with only the grammar's tables cached (a rulebook seen for the first time on
+  a machine that has loaded one before); ``cortes_cached_load_s`` with the
+  checked rulebook in the load cache (:mod:`cortes_rules.load_cache`).
 - ``pyspiel_chess_steps_per_s``, ``pyspiel_backgammon_steps_per_s``: the same
   step through pyspiel's Python API; ``pyspiel_chess_rollout_actions_per_s``:
   ``pyspiel.evaluate_bots`` with two uniform random bots, whole games, the
@@ -43,10 +47,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from fractions import Fraction
@@ -149,7 +156,7 @@ def exact_outcomes(state: Any) -> dict[tuple[str, ...], Fraction]:
     while stack:
         here, weight = stack.pop()
         if not here.is_chance_node():
-            key = tuple(str(e) for e in here.log[-6:])
+            key = tuple(str(e) for e in here.log_tail(6))
             found[key] = found.get(key, Fraction(0)) + weight
             continue
         for action, p in here.chance_outcomes():
@@ -228,11 +235,21 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
                         "repeats": repeats, "steps_per_run": steps,
                         "default_backend": cortes_rules.backend()}
 
-    start = clock()
+    with tempfile.TemporaryDirectory() as caches:
+        def load_in_new_process(i: int, kept: str) -> float:
+            folder = Path(caches) / f"{kept}-{i}"
+            if kept != "nothing":
+                load_seconds(folder)   # fills the cache
+            if kept == "grammar":
+                for entry in folder.glob("*.pickle"):
+                    entry.unlink()
+            return load_seconds(folder)
+
+        for key, kept in (("cortes_compile_rulebook_s", "nothing"),
+                          ("cortes_compile_with_grammar_tables_s", "grammar"),
+                          ("cortes_cached_load_s", "everything")):
+            repeat(figures, key, repeats, lambda i, kept=kept: load_in_new_process(i, kept))
     reference = cortes_rules.load("cortes", options="veteran", backend="python")
-    figures["cortes_compile_rulebook_s"] = clock() - start
-    repeat(figures, "cortes_cached_load_s", repeats, lambda i: _timed(
-        lambda: cortes_rules.load("cortes", options="veteran", backend="python")))
     workloads = {
         "cortes": (reference, {"setup": "historical", "turn_limit": 10}),
         "gs": (cortes_rules.load("grands_strateges", scenario="III", backend="python"), {}),
@@ -249,10 +266,11 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
             ratios.append(fast / slow)
             figures.setdefault(f"_{name}_reference", []).append(slow)
             return fast
-        # Warm both (the interpreter generates its fast paths on first use), untimed.
+        # Warm both, untimed, on other seeds: the interpreter generates its fast
+        # paths (expressions, regions of statements) when they first run.
         repeat(figures, f"{name}_compiled_steps_per_s", repeats, both,
                warm=lambda r=ref, c=compiled, g=new_game: [
-                   steps_per_s(b, g, steps, seed - 1) for b in (r, c)])
+                   steps_per_s(b, g, steps, seed - w) for b in (r, c) for w in range(1, 6)])
         slow_runs = figures.pop(f"_{name}_reference")
         figures[f"{name}_reference_steps_per_s"] = statistics.median(slow_runs)
         figures[f"{name}_reference_steps_per_s_min"] = min(slow_runs)
@@ -300,10 +318,16 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
     return figures
 
 
-def _timed(work: Callable[[], Any]) -> float:
-    start = clock()
-    work()
-    return clock() - start
+def load_seconds(cache: Path) -> float:
+    """One ``load`` of Cortés (veteran) in a new process with this cache folder (import not
+    counted)."""
+    program = ("import sys, time; sys.path.insert(0, sys.argv[1]); import cortes_rules; "
+               "start = time.perf_counter(); cortes_rules.load('cortes', options='veteran'); "
+               "print(time.perf_counter() - start)")
+    done = subprocess.run([sys.executable, "-c", program, str(Path(__file__).resolve().parents[1])],
+                          env={**os.environ, "CORTES_RULES_CACHE": str(cache)},
+                          capture_output=True, text=True, check=True)
+    return float(done.stdout.split()[-1])
 
 
 # ------------------------------------------------------------------ report

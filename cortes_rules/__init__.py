@@ -9,6 +9,7 @@ The public surface::
     GameState: legal_action_ids(), legal_actions(), apply(action or id), clone(),
                current_player, phase, is_chance_node(), chance_outcomes(),
                apply_chance(), is_terminal(), outcome(), why_illegal(action), log,
+               log_tail(n),
                observation(player), evaluate(expression)
     Action: parse(text), str(action); Rulebook.action_id / action_from_id
     errors: CortesRulesError and its subclasses

@@ -268,7 +268,7 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
             preset the rulebook names (``"veteran"``, ``"beginner"``), or ``"all"``.
         readings: interpretation id -> reading, for the entries of the
             interpretations registry to read otherwise than by default, e.g.
-            ``{"minimum_move": "any_time"}`` (``cortes-rules interpretations``
+            ``{"minimum_move": "any_points_left"}`` (``cortes-rules interpretations``
             lists them).
         map, counters, setups: files whose blocks replace the rulebook's own
             map, counter mix or set-ups (e.g. a map drawn from the printed one).

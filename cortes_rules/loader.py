@@ -17,6 +17,7 @@ from pathlib import Path
 
 import attrs
 
+from . import load_cache
 from ._resources import data_dir
 from .dsl import ir
 from .dsl.check import check, errors_only, map_guards, reading_uses
@@ -249,7 +250,32 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
     Raises:
         RulesSyntaxError: a file does not parse.
         RulesCheckError: the checker found errors (all are reported).
+
+    A successful result is kept in the load cache (:mod:`cortes_rules.load_cache`),
+    keyed by the files read, these arguments and the package's code.
     """
+    if not isinstance(options, str):
+        options = tuple(options)
+    arguments = (os.fspath(name_or_path) if isinstance(name_or_path, (str, os.PathLike))
+                 else repr(name_or_path), options, sorted((replace or {}).items()),
+                 sorted((readings or {}).items()), scenario)
+
+    def files() -> list[Path]:
+        read = rule_files(resolve(name_or_path))
+        read += sorted((data_dir("rulebook") / "lib").glob("*.rules"))
+        for path in (replace or {}).values():
+            read += rule_files(Path(path))
+        return read
+
+    return load_cache.cached(files, arguments, lambda: _compile_rulebook(
+        name_or_path, options=options, replace=replace, readings=readings, scenario=scenario))
+
+
+def _compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str],
+                      replace: dict[str, StrPath] | None,
+                      readings: Mapping[str, str] | None,
+                      scenario: str | int | None,
+                      ) -> tuple[ir.Program, list[Diagnostic]]:
     modules = parse_files(rule_files(resolve(name_or_path)))
     for kind, path in (replace or {}).items():
         if kind not in _REPLACEABLE:

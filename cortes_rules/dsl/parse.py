@@ -18,6 +18,7 @@ import lark
 from lark import Token, v_args
 from lark.visitors import Transformer_NonRecursive
 
+from .. import load_cache
 from .._resources import grammar_path
 from ..errors import RulesSyntaxError
 from ..rule_numbers import is_rule_number
@@ -85,7 +86,11 @@ def _parser_for(forms: tuple[ir.FormDecl, ...]) -> lark.Lark:
     if forms:
         alternatives, rules = grammar_rules(forms)
         grammar = grammar.replace("// @form-uses", "| " + alternatives, 1) + "\n" + rules + "\n"
-    options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True}
+    options: dict[str, Any] = {"parser": "lalr", "propagate_positions": True,
+                               "maybe_placeholders": True}
+    table_file = load_cache.grammar_tables(grammar)
+    if table_file is not None:
+        options["cache"] = table_file  # lark checks the grammar's hash inside the file
     probe = lark.Lark(grammar, **options)
     keywords = {t.name: _keyword_guard for t in probe.terminals
                 if (isinstance(t.pattern, lark.lexer.PatternStr) and t.pattern.value.isalpha())
@@ -119,8 +124,10 @@ _CHOICES = re.compile(r"\(([a-z|]+)\)\\b")
 @functools.lru_cache(maxsize=1)
 def _expression_parser() -> lark.Lark:
     grammar = grammar_path().read_text(encoding="utf-8")
+    table_file = load_cache.grammar_tables(grammar + "\n// start: expr")
     return lark.Lark(grammar, parser="lalr", propagate_positions=True,
-                     maybe_placeholders=True, start="expr")
+                     maybe_placeholders=True, start="expr",
+                     **({"cache": table_file} if table_file else {}))
 
 
 def parse_expression(text: str, path: str = "<expression>") -> ir.Expr:

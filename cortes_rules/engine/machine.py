@@ -16,6 +16,7 @@ every refusal names the rule of the clause that forbids it.
 from __future__ import annotations
 
 import itertools
+import threading
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
@@ -450,15 +451,12 @@ class _ProcCompiler:
         if len(run) == 1 and not isinstance(run[0], (ir.If, ir.ForEach)):
             self.stmt(run[0])
             return
-        counter = self.counter
-        try:
-            region = _RegionCompiler(self).compile(run)
-        except Unsupported:   # beyond what Python compiles: instructions, as before
-            self.counter = counter
-            for st in run:
-                self.stmt(st)
-            return
-        self.emit(REGION, region)
+        at = self.emit(REGION, None, None)
+        first = self.counter
+        for st in run:   # the instructions, run when the region cannot be compiled
+            self.stmt(st)
+        lazy = _LazyRegion(self, at, run, first, self.counter)
+        self.patch(at, REGION, lazy.first_run, self.here())
 
     def stmt(self, st: ir.Stmt) -> None:
         if isinstance(st, ir.Let):
@@ -624,6 +622,48 @@ def _straight(st: ir.Stmt, in_loop: bool) -> bool:
     if isinstance(st, ir.ForEach):
         return all(_straight(x, True) for x in st.body)
     return False
+
+
+_REGION_LOCK = threading.Lock()
+
+
+class _LazyRegion:
+    """A region compiled when it first runs (most of a rulebook's never run in a game).
+
+    ``(REGION, f, end)`` is followed in the procedure by the same statements as
+    instructions, up to ``end``. When first run, ``first_run`` compiles the
+    region and puts it in its own place; a region Python cannot compile (its
+    limits on nesting) becomes a NOP, so its instructions run, now and after.
+    The region numbers its loops as the instructions do (``$for<n>``), so the
+    variables a procedure keeps do not depend on which regions ran first.
+    """
+
+    __slots__ = ("owner", "at", "run", "first", "last")
+
+    def __init__(self, owner: _ProcCompiler, at: int, run: list[ir.Stmt], first: int,
+                 last: int) -> None:
+        self.owner, self.at, self.run, self.first, self.last = owner, at, run, first, last
+
+    def first_run(self, s: Any, env: dict[str, Any]) -> int:
+        code = self.owner.proc.code
+        with _REGION_LOCK:
+            if code[self.at][1] == self.first_run:   # not compiled meanwhile by another thread
+                region = self.compile()
+                code[self.at] = (NOP,) if region is None else (REGION, region, code[self.at][2])
+        ins = code[self.at]
+        return -1 if ins[0] == NOP else int(ins[1](s, env))
+
+    def compile(self) -> Fn | None:
+        owner = self.owner
+        after = owner.counter
+        owner.counter = self.first
+        try:
+            region: Fn = _RegionCompiler(owner).compile(self.run)
+            return region if owner.counter == self.last else None
+        except Unsupported:   # beyond what Python compiles: the instructions run
+            return None
+        finally:
+            owner.counter = after
 
 
 class _RegionCompiler:
@@ -874,6 +914,11 @@ def _plain(value: Any) -> Any:
 
 def _render(parts: tuple[Any, ...], s: GameState, env: dict[str, Any]) -> str:
     return "".join(p if isinstance(p, str) else format_value(p(s, env)) for p in parts)
+
+
+# What clone() marks on both states: their flat arrays are shared until written.
+_ALL_SHARED = {"_places_shared": True, "_stamps_shared": True, "_pieces_shared": True,
+               "_board_shared": True}
 
 
 class GameState:
@@ -1136,6 +1181,16 @@ class GameState:
     def log(self) -> list[LogEntry]:
         return _unchain(self._log)
 
+    def log_tail(self, n: int) -> list[LogEntry]:
+        """The last ``n`` lines of the log, oldest first (the log is not walked further)."""
+        out: list[LogEntry] = []
+        chain = self._log
+        while chain is not None and len(out) < n:
+            out.append(chain[0])
+            chain = chain[1]
+        out.reverse()
+        return out
+
     @property
     def history(self) -> list[Action]:
         return _unchain(self._history)
@@ -1180,14 +1235,12 @@ class GameState:
         log and history are immutable chains, shared.
         """
         twin = object.__new__(GameState)
-        twin.__dict__.update(self.__dict__)
-        self._places_shared = twin._places_shared = True
-        self._stamps_shared = twin._stamps_shared = True
-        self._pieces_shared = twin._pieces_shared = True
-        self._board_shared = twin._board_shared = True
-        twin.player_attrs = {k: v[:] for k, v in self.player_attrs.items()}
-        twin.values = self.values.copy()
-        twin.stack = [[f[0], f[1], f[2].copy()] for f in self.stack]
+        mine = self.__dict__
+        mine.update(_ALL_SHARED)
+        twin.__dict__ = copied = mine.copy()   # one C-level copy, not a key-by-key update
+        copied["player_attrs"] = {k: v[:] for k, v in self.player_attrs.items()}
+        copied["values"] = self.values.copy()
+        copied["stack"] = [[f[0], f[1], f[2].copy()] for f in self.stack]
         return twin
 
     def _restore(self, snapshot: GameState) -> None:
@@ -1628,10 +1681,13 @@ class GameState:
             if op == LET:
                 env[ins[1]] = ins[2](self, env)
             elif op == REGION:
-                budget -= ins[1](self, env) - 1
-                if budget <= 0:
-                    raise RulesRuntimeError(f"procedure {proc.name} runs on without reaching a "
-                                            "decision", proc.span, proc.rule)
+                taken = ins[1](self, env)
+                if taken >= 0:   # else the region is not compiled: its instructions follow
+                    frame[1] = ins[2]
+                    budget -= taken - 1
+                    if budget <= 0:
+                        raise RulesRuntimeError(f"procedure {proc.name} runs on without "
+                                                "reaching a decision", proc.span, proc.rule)
             elif op == JUMP:
                 frame[1] = ins[1]
             elif op == JUMP_IF_NOT:

@@ -1,0 +1,139 @@
+"""The load cache (cortes_rules/load_cache.py) gives exactly what a fresh load gives.
+
+A checked rulebook is stored under a key of the files read, the load's
+arguments and the package's code, so a second load skips parsing and
+checking. It must never change an answer: same program, same warnings, a
+new key when any file changes, broken rulebooks reported every time, and a
+bad entry or folder treated as a miss, never as an error. The rule served is
+the rulebook's first (2.1: the game is what its files say).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import cortes_rules
+from cortes_rules import load_cache
+from cortes_rules.dsl import parse
+from cortes_rules.loader import _compile_rulebook, compile_rulebook
+
+MINIMAL = Path(__file__).resolve().parents[1] / "fixtures" / "good" / "minimal.rules"
+EXTRA = '''
+rule 9.1 "A second clause" {
+  summary "A value nobody reads, so the file differs."
+  value spare: int = 3
+}
+'''
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(load_cache.ENV, str(folder))
+    return folder
+
+
+def fresh(name, **arguments):
+    arguments = {"options": (), "replace": None, "readings": None, "scenario": None,
+                 **arguments}
+    return _compile_rulebook(name, **arguments)
+
+
+@pytest.mark.rule("2.1")
+@pytest.mark.parametrize("name, arguments", [
+    ("cortes", {"options": "veteran"}),
+    ("cortes", {"readings": {"minimum_move": "any_points_left"}}),
+    ("grands_strateges", {"scenario": "IXa"}),
+])
+def test_a_cached_load_is_the_fresh_load(cache, name, arguments):
+    first = compile_rulebook(name, **arguments)
+    assert len(list(cache.glob("*.pickle"))) == 1
+    second = compile_rulebook(name, **arguments)
+    assert second is not first and second == first == fresh(name, **arguments)
+    book = cortes_rules.load(name, **arguments)
+    assert book.program == first[0]
+
+
+@pytest.mark.rule("2.1")
+def test_each_argument_and_file_is_part_of_the_key(cache, tmp_path):
+    path = tmp_path / "race.rules"
+    path.write_text(MINIMAL.read_text(encoding="utf-8"), encoding="utf-8")
+    before = cortes_rules.load(path)
+    path.write_text(MINIMAL.read_text(encoding="utf-8") + EXTRA, encoding="utf-8")
+    after = cortes_rules.load(path)
+    assert "9.1" in after.program.rules and "9.1" not in before.program.rules
+    compile_rulebook("cortes")
+    compile_rulebook("cortes", options="veteran")
+    assert len(list(cache.glob("*.pickle"))) == 4
+
+
+@pytest.mark.rule("2.1")
+def test_a_broken_rulebook_is_reported_every_time_and_never_stored(cache, tmp_path):
+    path = tmp_path / "broken.rules"
+    path.write_text(MINIMAL.read_text(encoding="utf-8") + "\nrule 9.2 {", encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(cortes_rules.RulesSyntaxError):
+            cortes_rules.load(path)
+    assert not list(cache.glob("*.pickle")) if cache.exists() else True
+
+
+@pytest.mark.rule("2.1")
+@pytest.mark.parametrize("damage", [b"", b"garbage", b"cortes_rules load cache 1\n\x80\x05junk"])
+def test_a_damaged_entry_is_a_miss(cache, damage):
+    expected = compile_rulebook("cortes")
+    for entry in cache.glob("*.pickle"):
+        entry.write_bytes(damage)
+    assert compile_rulebook("cortes") == expected
+
+
+@pytest.mark.rule("2.1")
+def test_an_unusable_folder_only_means_no_cache(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv(load_cache.ENV, str(blocker / "cache"))
+    assert compile_rulebook("cortes") == fresh("cortes")
+
+
+@pytest.mark.rule("2.1")
+def test_off_turns_the_cache_off(tmp_path, monkeypatch):
+    monkeypatch.setenv(load_cache.ENV, "off")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    compile_rulebook("cortes")
+    assert load_cache.folder() is None and not any(tmp_path.iterdir())
+
+
+@pytest.mark.rule("2.1")
+def test_a_missing_rulebook_is_still_a_clear_error(cache, tmp_path):
+    with pytest.raises(cortes_rules.CortesRulesError, match="no-such"):
+        cortes_rules.load(tmp_path / "no-such")
+
+
+@pytest.mark.rule("2.1")
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_among_the_files_is_refused_not_waited_for(cache, tmp_path):
+    # Computing the key must not open a FIFO for reading (that would wait forever).
+    folder = tmp_path / "book"
+    folder.mkdir()
+    (folder / "a.rules").write_text(MINIMAL.read_text(encoding="utf-8"), encoding="utf-8")
+    os.mkfifo(folder / "z.rules")
+    with pytest.raises(cortes_rules.CortesRulesError, match="FIFO"):
+        cortes_rules.load(folder)
+    assert not list(cache.glob("*.pickle"))
+
+
+@pytest.mark.rule("2.1")
+def test_damaged_grammar_tables_are_rebuilt_not_used(cache):
+    parse._parser_for.cache_clear()
+    expected = compile_rulebook(MINIMAL)
+    tables = list(cache.glob("grammar-*.lark"))
+    assert tables
+    for table in tables:
+        table.write_bytes(b"junk\n")
+    for entry in cache.glob("*.pickle"):
+        entry.unlink()
+    parse._parser_for.cache_clear()
+    assert compile_rulebook(MINIMAL) == expected
+    assert all(table.read_bytes() != b"junk\n" for table in tables)
