@@ -21,6 +21,7 @@ from .engine.machine import GameState, Machine, Outcome
 from .dsl.diagnostics import Span, line_of
 from .errors import CortesRulesError, NotationError, RulesCheckError
 from .loader import compile_rulebook
+from .rule_numbers import rule_key
 
 StrPath = str | os.PathLike[str]
 
@@ -42,6 +43,12 @@ class Rulebook:
         self._machine = Machine(program, select_backend(backend))
         self._blank: GameState | None = None
         _check_static(program, self._machine)
+
+    def __repr__(self) -> str:
+        extra = f", scenario={self.program.scenario!r}" if self.program.scenario else ""
+        options = ", ".join(sorted(self.program.options, key=rule_key))
+        return (f"<Rulebook {self.name!r}{extra}, {len(self.program.rules)} rules, "
+                f"options: {options or 'none'}, backend {self.backend!r}>")
 
     @property
     def backend(self) -> str:

@@ -1168,6 +1168,15 @@ class GameState:
         seats = self.machine.world.seats
         return seats[(seats.index(player) + 1) % len(seats)]
 
+    def __repr__(self) -> str:
+        """What anyone at the table may see: the game, turn, phase and who is to act."""
+        game = self.machine.program.game
+        name = game.name if game else "rulebook"
+        if self.terminal:
+            return f"<GameState {name!r}, turn {self.turn}, over>"
+        return (f"<GameState {name!r}, turn {self.turn}, phase {self.phase!r}, "
+                f"to act: {self.current_player}>")
+
     # ------------------------------------------------------------ queries
     @property
     def phase(self) -> str:
@@ -1357,13 +1366,39 @@ class GameState:
 
         walk(0)
 
-    def why_illegal(self, action: Action | str) -> list[tuple[str | None, str]]:
-        """Why an action is illegal here: ``(rule or None, explanation)``; [] when legal."""
+    def why_illegal(self, action: Action | str | int) -> list[tuple[str | None, str]]:
+        """Why an action (an Action, its text or its id) is illegal here.
+
+        Returns ``(rule or None, explanation)`` pairs; [] when it is legal.
+        """
         try:
-            kind, values = self.machine.space.parse(action)
+            kind, values, _ = self._identify(action)
         except NotationError as error:
             return [(None, str(error))]
         return self._reasons(kind, values)[0]
+
+    def is_legal(self, action: Action | str | int) -> bool:
+        """Whether an action (an Action, its text or its id) is legal here."""
+        return not self.why_illegal(action)
+
+    def _identify(self, action: Action | str | int) -> tuple[Kind, tuple[Any, ...], int]:
+        """An action's kind, argument values and id, from any of its three forms.
+
+        Raises:
+            NotationError: not an action of this rulebook.
+        """
+        space = self.machine.space
+        if isinstance(action, bool):
+            raise NotationError("an action is a text, an Action or an id, not a bool")
+        if isinstance(action, int):
+            kind, values = space.decode(action)
+            return kind, values, action
+        known = space.known(action)
+        if known is not None:
+            kind, values = space.decode(known)
+            return kind, values, known
+        kind, values = space.parse(action)
+        return kind, values, kind.encode(values)
 
     def _reasons(self, kind: Kind, values: tuple[Any, ...]
                  ) -> tuple[list[tuple[str | None, str]], OptionSpec | None, dict[str, Any]]:
@@ -1497,15 +1532,19 @@ class GameState:
 
     def apply_chance(self) -> Action:
         """At a chance node, draw an outcome with the state's seeded generator and apply it."""
-        outcomes = self.chance_outcomes()
-        if not outcomes:
-            raise IllegalActionError("roll", [(None, "no chance event is due")])
+        # The outcomes are not listed: that would build and sort every one of them.
+        nothing_due = IllegalActionError("roll", [(None, "no chance event is due")])
         pending = self._pending()
-        assert pending is not None
+        if pending is None or pending[0] not in (ROLL, DRAW):
+            raise nothing_due
         op, ins, frame = pending
         kernels = self.machine.backend.rng
         if op == ROLL:
             dice = ins[2](self, frame[2])
+            if not isinstance(dice, Dice):
+                raise RulesRuntimeError(f"cannot roll {format_value(dice)}", ins[3])
+            if (dice.count > 0 and dice.sides < 1) if dice.faces is None else not dice.faces:
+                raise nothing_due   # dice without faces have no outcome
             if dice.faces is None:
                 self.rng_state, total = kernels.roll_dice(self.rng_state, dice.count,
                                                           dice.sides)
@@ -1516,6 +1555,9 @@ class GameState:
                 action = self.machine.space.action(
                     self.machine.space.kinds["roll"].encode((dice.faces[i],)))
         else:
+            outcomes = self.chance_outcomes()
+            if not outcomes:
+                raise nothing_due
             self.rng_state, i = kernels.below(self.rng_state, len(outcomes))
             action = outcomes[i][0]
         self.apply(action)
@@ -1532,19 +1574,7 @@ class GameState:
             RulesRuntimeError: a rule cannot be evaluated; the state is left unchanged.
         """
         space = self.machine.space
-        if isinstance(action, bool):
-            raise NotationError("an action is a text, an Action or an id, not a bool")
-        if isinstance(action, int):
-            number = action
-            kind, values = space.decode(number)
-        else:
-            known = space.known(action)
-            if known is not None:
-                number = known
-                kind, values = space.decode(number)
-            else:
-                kind, values = space.parse(action)
-                number = kind.encode(values)
+        kind, values, number = self._identify(action)
         found = self._listed(kind, number, values)
         option: OptionSpec | None
         if found is not None:

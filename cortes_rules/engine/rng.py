@@ -8,6 +8,7 @@ whole state is one integer), and easy to mirror in the compiled core.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 _MASK = (1 << 64) - 1
@@ -31,8 +32,12 @@ def below(state: int, n: int) -> tuple[int, int]:
             return state, value % n
 
 
-def dice_distribution(count: int, faces: int) -> list[tuple[int, Fraction]]:
-    """Every total of ``count`` dice of ``faces`` faces with its exact probability."""
+@functools.lru_cache(maxsize=64)
+def dice_distribution(count: int, faces: int) -> tuple[tuple[int, Fraction], ...]:
+    """Every total of ``count`` dice of ``faces`` faces with its exact probability.
+
+    Computed once per kind of dice (the result is immutable and shared).
+    """
     ways = {0: 1}
     for _ in range(count):
         nxt: dict[int, int] = {}
@@ -41,7 +46,7 @@ def dice_distribution(count: int, faces: int) -> list[tuple[int, Fraction]]:
                 nxt[total + face] = nxt.get(total + face, 0) + n
         ways = nxt
     whole = faces ** count
-    return [(total, Fraction(n, whole)) for total, n in sorted(ways.items())]
+    return tuple((total, Fraction(n, whole)) for total, n in sorted(ways.items()))
 
 
 def roll_dice(state: int, count: int, faces: int) -> tuple[int, int]:
