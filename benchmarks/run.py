@@ -18,9 +18,9 @@ minimum and maximum under the same key plus ``_min`` / ``_max``. Workloads:
 - ``*_games_per_s`` and ``*_rollout_actions_per_s``: whole random games on
   the default backend, to the end the rulebook states (Grands Stratèges
   scenario III) or, for Cortés, whose uniformly random games rarely reach
-  one, to a limit of 10 game turns. There is
-  no rollout inside the core yet, so a rollout is this same loop through the
-  Python API.
+  one, to a limit of 10 game turns. A rollout is ``GameState.random_playout``:
+  uniformly random legal actions chosen inside the engine, chance by the
+  game's dice.
 - ``cortes_odds_distribution_ms``: from a battle whose attackers are
   committed, the exact distribution of the states reached when every chance
   event that follows ``resolve`` is expanded (all chained rolls, by
@@ -93,17 +93,14 @@ class Player:
         del rng
 
     def whole_games(self, n: int) -> int:
-        """Play ``n`` games to their end; the number of steps taken."""
+        """Play ``n`` games to their end inside the engine (``random_playout``).
+
+        Returns the number of actions taken.
+        """
         taken = 0
         for game in range(n):
             state = self.book.new_game(seed=self.seed + game, **self.new_game)
-            choice = self.rng.choice
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    state.apply_chance()
-                else:
-                    state.apply(choice(state.legal_action_ids()))
-                taken += 1
+            taken += state.random_playout(self.seed + game)
         return taken
 
 

@@ -1563,6 +1563,43 @@ class GameState:
         self.apply(action)
         return action
 
+    def random_playout(self, seed: int, max_actions: int | None = None) -> int:
+        """Play uniformly random legal actions until the game ends (a rollout).
+
+        Each decision takes one of ``legal_action_ids()`` with equal chance,
+        drawn from a generator seeded by ``seed`` (SplitMix64, the same on
+        every machine); chance events are resolved by the game's own dice, as
+        ``apply_chance()`` does. Stops after ``max_actions`` actions if given.
+        The same state, seed and limit always give the same game.
+
+        Returns:
+            How many actions were applied (decisions and chance events).
+
+        Raises:
+            RulesRuntimeError: a decision offers no legal action.
+        """
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise CortesRulesError(f"a seed is a whole number, not {seed!r}")
+        if max_actions is not None and (isinstance(max_actions, bool)
+                                        or not isinstance(max_actions, int) or max_actions < 0):
+            raise CortesRulesError(f"max_actions is a whole number of at least 0, "
+                                   f"not {max_actions!r}")
+        below = self.machine.backend.rng.below
+        chooser = seed & 0xFFFF_FFFF_FFFF_FFFF
+        taken = 0
+        while not self.terminal and (max_actions is None or taken < max_actions):
+            if self.is_chance_node():
+                self.apply_chance()
+            else:
+                ids = self.legal_action_ids()
+                if not ids:
+                    raise RulesRuntimeError(f"no legal action for {self.current_player} in "
+                                            f"phase {self.phase}")
+                chooser, i = below(chooser, len(ids))
+                self.apply(ids[i])
+            taken += 1
+        return taken
+
     # ------------------------------------------------------------ applying
     def apply(self, action: Action | str | int) -> None:
         """Apply a legal action (its text, an Action, or its id).
