@@ -18,6 +18,10 @@
 - ``cortes-rules selfplay --seed N [--options PRESET|RULES] [--max-turns K]
   [--setup NAME]``: play one game choosing uniformly among the legal actions
   and print its outcome, or that it was unfinished after K turns.
+- ``cortes-rules render -o FILE [--rulebook NAME] [--setup NAME] [--scenario X]
+  [--options ...] [--deploy] [--seed N]``: draw the starting position (a
+  set-up, or the position after a set-up stage played at random) as an SVG
+  picture.
 
 Bad input (an unknown rulebook or rule, a broken record) gives a one-line
 message on standard error and exit status 1; a bad command line gives exit
@@ -32,6 +36,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .api import load
+from .engine.machine import GameState
 from .dsl import ir, render
 from .errors import CortesRulesError, RulesError
 from .loader import compile_rulebook
@@ -287,6 +292,49 @@ def _selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _render(args: argparse.Namespace) -> int:
+    from .picture import render_svg
+    from .selfplay import parse_options, parse_readings
+
+    try:
+        book = load(args.rulebook or default_rulebook(), options=parse_options(args.options),
+                    scenario=args.scenario, readings=parse_readings(args.reading))
+    except RulesError:
+        _compile(args.rulebook)
+        raise
+    setup = args.setup
+    if setup is None and book.setups and not args.deploy:
+        setup = "historical" if "historical" in book.setups else book.setups[0]
+    state = book.new_game(seed=args.seed, setup=setup)
+    if args.deploy:
+        _play_opening(state, book.opening_phases, args.seed)
+    text = render_svg(state)
+    with open(args.output, "w", encoding="utf-8") as out:
+        out.write(text)
+    shown = f"set-up {setup}" if setup else f"turn {state.turn}, {state.phase_label}"
+    print(f"{args.output}: {len(state.positions())} pieces placed ({shown})")
+    return 0
+
+
+def _play_opening(state: GameState, opening: Sequence[str], seed: int) -> None:
+    """Play a rulebook's set-up stage with random legal choices, seeded."""
+    import random
+
+    choose = random.Random(seed)
+    for _ in range(100_000):
+        if state.phase not in opening or state.is_terminal():
+            return
+        if state.is_chance_node():
+            state.apply_chance()
+            continue
+        ids = state.legal_action_ids()
+        if not ids:
+            raise CortesRulesError(f"{state.current_player} has no legal action in "
+                                   f"{state.phase_label}: the set-up stage is stuck")
+        state.apply(ids[choose.randrange(len(ids))])
+    raise CortesRulesError("the set-up stage did not end after 100000 decisions")
+
+
 def _rulebook_option(command: argparse.ArgumentParser, dest: str) -> None:
     """``--rulebook NAME`` beside a command's positional rulebook, so that every
     command names its rulebook the same way (``coverage --rulebook X``)."""
@@ -359,6 +407,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                       help="read an interpretations entry another way (or pick a "
                       "scenario's option); may be repeated")
     play.set_defaults(run=_selfplay)
+    draw = commands.add_parser("render", help="draw the starting position of a game as an "
+                               "SVG picture")
+    draw.add_argument("-o", "--output", required=True, metavar="FILE",
+                      help="the SVG file to write")
+    draw.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
+    draw.add_argument("--setup", default=None,
+                      help="a named set-up (default: historical if the rulebook has it, else "
+                      "its first; none for a rulebook without set-ups)")
+    draw.add_argument("--scenario", default=None,
+                      help="for a rulebook with scenarios, the one to draw, by name or number "
+                      "(default: its first)")
+    draw.add_argument("--options", default=None, help="a preset (beginner, veteran), 'all', "
+                      "or optional rule numbers separated by commas")
+    draw.add_argument("--reading", action="append", default=None, metavar="ENTRY=READING",
+                      help="read an interpretations entry another way (or pick a "
+                      "scenario's option); may be repeated")
+    draw.add_argument("--deploy", action="store_true",
+                      help="play the rulebook's set-up stage with random legal choices and "
+                      "draw the position after it (without --setup)")
+    draw.add_argument("--seed", type=int, default=0,
+                      help="seeds the game and the choices of --deploy (default 0)")
+    draw.set_defaults(run=_render)
     args = parser.parse_args(argv)
     given = getattr(args, "rulebook_option", None)
     if given is not None:

@@ -2015,6 +2015,12 @@ class GameState:
             lines.append(f"  {place.id}: {' '.join(p.id for p in self.occupants[index])}")
         return "\n".join(lines)
 
+    def _repr_svg_(self) -> str:
+        """The position as an SVG picture, for Jupyter (``cortes_rules.picture.render_svg``)."""
+        from ..picture import render_svg
+
+        return render_svg(self)
+
 
 def _flatten(values: Any) -> Iterator[Any]:
     """Every value of a log line, looking inside tuples, lists and sets, and the
