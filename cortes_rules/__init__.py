@@ -6,6 +6,7 @@ The public surface::
          backend=None) -> Rulebook
     backend() -> "compiled" or "python" (CORTES_RULES_BACKEND chooses)
     Rulebook.new_game(seed=..., setup=..., positions=..., turn_limit=...) -> GameState
+    Rulebook.position(text) -> GameState; GameState.to_notation() -> text (a position)
     GameState: legal_action_ids(), legal_actions(), apply(action or id), clone(),
                current_player, phase, is_chance_node(), chance_outcomes(),
                apply_chance(), is_terminal(), outcome(), why_illegal(action), log,

@@ -57,10 +57,12 @@ class Rulebook:
 
     @property
     def name(self) -> str:
+        """The game's name, as its ``game`` block gives it (``cortes``)."""
         return self.program.game.name if self.program.game else "rulebook"
 
     @property
     def title(self) -> str:
+        """The game's full title (``Cortés: Conquest of the Aztec Empire``)."""
         return self.program.game.label if self.program.game else self.name
 
     @property
@@ -92,6 +94,7 @@ class Rulebook:
 
     @property
     def hex_ids(self) -> tuple[str, ...]:
+        """Every hex of the map, in the map's order."""
         return tuple(p.id for p in self._machine.world.hexes)
 
     @property
@@ -125,6 +128,7 @@ class Rulebook:
 
     @property
     def setups(self) -> tuple[str, ...]:
+        """The names of the set-ups the rulebook declares, for ``new_game(setup=...)``."""
         return tuple(self.program.setups)
 
     @property
@@ -199,9 +203,18 @@ class Rulebook:
         Args:
             seed: seeds the dice the engine rolls itself; the same seed and
                 actions give the same game on any machine.
-            setup: a set-up declared in the rulebook, e.g. ``"demo"``.
-            positions: piece id -> place id, added to (or instead of) the set-up.
+            setup: a set-up declared in the rulebook, e.g. ``"demo"``. Without
+                one the game opens with the rulebook's set-up stage, if it has one.
+            positions: piece id -> place id, added to (or instead of) the set-up;
+                ``positions={}`` with no set-up asks for an empty board.
             turn_limit: end the game after this many game turns.
+
+        Raises:
+            CortesRulesError: an unknown set-up, a bad seed or turn limit, or no
+                set-up and no positions for a rulebook that declares set-ups and
+                has no set-up stage (the board would be empty).
+            NotationError: ``positions`` names an unknown piece or place.
+            StartError: the starting position breaks a rule of the rulebook.
         """
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise CortesRulesError(f"a seed is a whole number, not {seed!r}")
@@ -209,9 +222,25 @@ class Rulebook:
                                        or not isinstance(turn_limit, int) or turn_limit < 1):
             raise CortesRulesError(f"a turn limit is a whole number of at least 1, "
                                    f"not {turn_limit!r}")
+        if setup is None and positions is None and self.setups and not self.opening_phases:
+            raise CortesRulesError(
+                f"name a set-up (setup=...; set-ups: {', '.join(self.setups)}), or pass "
+                f"positions=... (positions={{}} for an empty board): this rulebook has no "
+                f"set-up stage, so the game would start with nothing on the map")
         placed = dict(self.setup_positions(setup)) if setup else {}
         placed.update(positions or {})
         return GameState(self._machine, seed=seed, positions=placed, turn_limit=turn_limit)
+
+    def position(self, text: str) -> GameState:
+        """A game state from a position's text (``GameState.to_notation``; docs/notation.md).
+
+        Raises:
+            NotationError: the text is not a position of this rulebook as loaded;
+                the message names the line.
+        """
+        from .notation import read
+
+        return read(self._machine, text)
 
 
 class _Static:

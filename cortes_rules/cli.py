@@ -22,27 +22,49 @@
   [--options ...] [--deploy] [--seed N]``: draw the starting position (a
   set-up, or the position after a set-up stage played at random) as an SVG
   picture.
+- ``cortes-rules why POSITION ACTION [--to PLY] [--seed N]``: whether an
+  action is legal in a position and, if not, the rules that forbid it. The
+  position is a record file (played to its end, or to ``--to PLY`` actions),
+  a set-up name, or ``start`` (a game with no set-up).
+- ``cortes-rules evaluate EXPRESSION [NAME=VALUE ...] [--position POSITION]``:
+  the value of an expression of the rules language (``Rulebook.evaluate``),
+  e.g. the what-if functions of a rulebook:
+  ``evaluate "odds_what_if(-3)" attack=26 defense=7``; ``--list`` lists the
+  functions a rulebook declares.
+- ``cortes-rules replay RECORD [--to PLY] [--seed N]``: play a record and
+  print its log, each line citing its rules, and the position reached.
+- ``cortes-rules --version``.
 
-Bad input (an unknown rulebook or rule, a broken record) gives a one-line
-message on standard error and exit status 1; a bad command line gives exit
-status 2.
+Every command takes ``--rulebook NAME|PATH``. Bad input (an unknown
+rulebook or rule, a broken record) gives a one-line message on standard
+error and exit status 1; a bad command line gives exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, NoReturn
 
-from .api import load
+from . import __version__
+from ._resources import data_dir
+from .api import Rulebook, load
+from .engine.actions import Action
 from .engine.machine import GameState
 from .dsl import ir, render
 from .errors import CortesRulesError, RulesError
 from .loader import compile_rulebook
-from .record import default_rulebook, rulebook_names
+from .record import default_rulebook, load_cached, parse_record, play, rulebook_names, start
 
 PROG = "cortes-rules"
+DESCRIPTION = ("Rulebooks of board games as numbered rule clauses: check them, read their "
+               "rules, play and replay games, and ask why an action is illegal.")
+START = "start"
+"""The position ``why`` and ``evaluate`` read as a game started with no set-up."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,9 +91,24 @@ def _compile(name: str | None) -> ir.Program:
 
 def _check(args: argparse.Namespace) -> int:
     status = 0
-    for target in args.paths or rulebook_names():
+    targets = list(args.paths) + ([args.rulebook] if args.rulebook else [])
+    for target in targets or rulebook_names():
         status |= _check_one(target, None)
     return status
+
+
+def _part_of_a_rulebook(target: str) -> str | None:
+    """For a single rules file whose folder holds other rules files, what to check instead."""
+    path = Path(target)
+    if not path.is_file():
+        return None
+    folder = path.resolve().parent
+    if not any(f.resolve() != path.resolve() for f in folder.glob("*.rules")):
+        return None
+    shipped = data_dir("rulebook").resolve()
+    if folder.parent == shipped and folder.name in rulebook_names():
+        return folder.name
+    return str(path.parent)
 
 
 def _check_one(target: str, scenario: str | None) -> int:
@@ -84,6 +121,11 @@ def _check_one(target: str, scenario: str | None) -> int:
             print(diagnostic.render(), file=sys.stderr)
         count = len(error.diagnostics)
         print(f"{shown}: {count} error{'s' if count != 1 else ''}", file=sys.stderr)
+        whole = _part_of_a_rulebook(target)
+        if whole is not None:
+            print(f"note: {target} is one file of a rulebook; its clauses use what the "
+                  f"other files of its folder declare, so check them together: "
+                  f"{PROG} check {whole}", file=sys.stderr)
         return 1
     except CortesRulesError as error:  # the message names the file
         print(f"cortes-rules: {error}", file=sys.stderr)
@@ -215,6 +257,11 @@ def _rule(args: argparse.Namespace) -> int:
         optional = {r.number for r in program.all_rules if r.optional}
         hint = " (an optional rule: it is off unless switched on)" \
             if args.number in optional else ""
+        if not hint:
+            from .dsl.scope import hint as nearest
+
+            hint = nearest(args.number, (r.number for r in program.all_rules
+                                         if not r.mechanism))
         raise CortesRulesError(f"no rule {args.number} in this rulebook{hint}")
     flag = (" (optional)" if rule.optional else "") + \
         (f" ({rule.kind}: states no rule of play)" if rule.kind != "rule" else "")
@@ -335,6 +382,143 @@ def _play_opening(state: GameState, opening: Sequence[str], seed: int) -> None:
     raise CortesRulesError("the set-up stage did not end after 100000 decisions")
 
 
+def _position(text: str, rulebook: str | None, to: int | None,
+              seed: int | None) -> tuple[Rulebook, GameState, str]:
+    """The rulebook, the state and a description of the position a command names.
+
+    A position is, in this order: a record file (played to its end, or to its
+    first ``to`` actions), a set-up of the rulebook, or ``start`` (a game with
+    no set-up, at the rulebook's set-up stage if it has one).
+    """
+    # A position written in notation is to be read here too, after record
+    # files and set-up names, once the rulebook can read one.
+    if Path(text).is_file():
+        book = load(rulebook) if rulebook else None
+        try:
+            source = Path(text).read_text(encoding="utf-8")
+        except (OSError, UnicodeError) as error:
+            raise CortesRulesError(f"{text}: cannot read this record ({error})") from None
+        record = parse_record(source, text, book)
+        book = book if book is not None else load_cached(record.rulebook)
+        actions = record.actions
+        if to is not None:
+            if to > len(actions):
+                raise CortesRulesError(f"{text}: --to {to}, but the record holds "
+                                       f"{len(actions)} action{'s' if len(actions) != 1 else ''}")
+            actions = actions[:to]
+        state = start(record, book, seed=seed)
+        for line, action in actions:
+            play(state, line, action, path=record.path)
+        return book, state, (f"{text} after {len(actions)} of its {len(record.actions)} "
+                             f"actions (seed {state.seed})")
+    book = load(rulebook or default_rulebook())
+    if to is not None:
+        raise CortesRulesError(f"--to PLY counts the actions of a record, and {text!r} is "
+                               f"not a record file")
+    if text in book.setups or text == START:
+        setup = text if text in book.setups else None
+        state = book.new_game(seed=seed or 0, setup=setup, positions=None if setup else {})
+        shown = f"set-up {setup}" if setup else "a game with no set-up"
+        return book, state, f"{shown} (seed {state.seed})"
+    known = ", ".join((*book.setups, START))
+    raise CortesRulesError(f"position {text!r}: no such record file, and not a set-up of "
+                           f"{book.name} (set-ups: {known})")
+
+
+def _action(book: Rulebook, words: Sequence[str]) -> Action:
+    """An action given on the command line: its text (its words) or its integer id."""
+    text = " ".join(words)
+    if re.fullmatch(r"[0-9]+", text):
+        return book.action_from_id(int(text))
+    return book.parse_action(text)
+
+
+def _where(state: GameState) -> str:
+    if state.is_terminal():
+        return f"turn {state.turn}, the game is over"
+    return f"turn {state.turn}, {state.phase_label}; to act: {state.current_player}"
+
+
+def _why(args: argparse.Namespace) -> int:
+    book, state, shown = _position(args.position, args.rulebook, args.to, args.seed)
+    action = _action(book, args.action)
+    print(f"Position: {shown}: {_where(state)}")
+    reasons = state.why_illegal(action)
+    if not reasons:
+        print(f"{action}: legal here")
+        return 0
+    print(f"{action}: illegal here")
+    for rule, message in reasons:
+        print(f"  [{rule}] {message}" if rule else f"  {message}")
+    return 0
+
+
+def _variable(text: str) -> tuple[str, Any]:
+    name, equals, value = text.partition("=")
+    if not equals or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise argparse.ArgumentTypeError(f"not NAME=VALUE: {text!r}")
+    return name, int(value) if re.fullmatch(r"-?[0-9]+", value) else value
+
+
+def _shown(value: Any) -> str:
+    """A value of the rules language as the command prints it."""
+    from .engine.compile import format_value
+
+    if isinstance(value, Fraction):
+        return f"{value} ({float(value):.2%})"
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(_shown(v) for v in value)
+        return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+    return format_value(value)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    if args.list:
+        if args.expression is not None:
+            raise CortesRulesError("--list lists the functions; give no expression with it")
+        book = load(args.rulebook or default_rulebook())
+        for decl in book.program.of(ir.FunctionDecl):
+            print(f"{decl.name}({', '.join(decl.params)})  [{decl.rule}]")
+        return 0
+    if args.expression is None:
+        raise CortesRulesError("give an expression to evaluate (or --list)")
+    variables = dict(args.variables)
+    if args.position is None:
+        if args.to is not None:
+            raise CortesRulesError("--to PLY needs --position RECORD")
+        book = load(args.rulebook or default_rulebook())
+        value = book.evaluate(args.expression, **variables)
+    else:
+        _, state, shown = _position(args.position, args.rulebook, args.to, args.seed)
+        print(f"Position: {shown}: {_where(state)}")
+        value = state.evaluate(args.expression, **variables)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            print(f"{_shown(key)}: {_shown(item)}")
+        total = sum(value.values()) if all(isinstance(v, Fraction) for v in value.values()) \
+            else None
+        if total is not None and value:
+            print(f"total: {_shown(total)}")
+    else:
+        print(_shown(value))
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    if not Path(args.record).is_file():
+        raise CortesRulesError(f"{args.record}: no such record file")
+    book, state, shown = _position(args.record, args.rulebook, args.to, args.seed)
+    print(f"Replay of {shown}; rulebook {book.name}")
+    for entry in state.log:
+        print(entry)
+    print()
+    print(state)
+    outcome = state.outcome()
+    if outcome is not None:
+        print(f"Game over: {outcome.reason}; winner: {', '.join(outcome.winners) or 'none'}.")
+    return 0
+
+
 def _rulebook_option(command: argparse.ArgumentParser, dest: str) -> None:
     """``--rulebook NAME`` beside a command's positional rulebook, so that every
     command names its rulebook the same way (``coverage --rulebook X``)."""
@@ -353,12 +537,35 @@ def _positive(text: str) -> int:
     return value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``cortes-rules`` command."""
-    parser = _Parser(prog=PROG, description=(__doc__ or "").splitlines()[0])
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
+def _position_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--to", type=_count, default=None, metavar="PLY",
+                         help="for a record: the position after its first PLY actions "
+                         "(default: after all of them)")
+    command.add_argument("--seed", type=int, default=None,
+                         help="dice seed (default: the record's, or 0)")
+    command.add_argument("--rulebook", default=None, help="a rulebook name, folder or file "
+                         "(default: the record's, or the default rulebook)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: every subcommand with its options and help texts."""
+    parser = _Parser(prog=PROG, description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = commands.add_parser("check", help="compile rulebooks and report every problem")
     check.add_argument("paths", nargs="*", help="rulebook names, folders or .rules files")
+    check.add_argument("--rulebook", default=None,
+                       help="a rulebook name, folder or file (as a path)")
     check.set_defaults(run=_check)
     rules = commands.add_parser("rules", help="list a rulebook's rule clauses")
     rules.add_argument("name", nargs="?", default=None, help="a rulebook name, folder or file")
@@ -429,6 +636,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     draw.add_argument("--seed", type=int, default=0,
                       help="seeds the game and the choices of --deploy (default 0)")
     draw.set_defaults(run=_render)
+    why = commands.add_parser("why", help="say whether an action is legal in a position, "
+                              "and which rules forbid it")
+    why.add_argument("position", help="a record file, a set-up name of the rulebook, or "
+                     f"{START} (a game with no set-up)")
+    why.add_argument("action", nargs="+", help="the action, as its text (its words, "
+                     "quoted or not) or its integer id")
+    _position_options(why)
+    why.set_defaults(run=_why)
+    ask = commands.add_parser("evaluate", help="the value of an expression of the rules "
+                              "language, such as a function the rulebook declares")
+    ask.add_argument("expression", nargs="?", default=None,
+                     help="an expression, e.g. a call of a function of the rulebook")
+    ask.add_argument("variables", nargs="*", type=_variable, metavar="NAME=VALUE",
+                     help="variables the expression reads: whole numbers, or ids of "
+                     "pieces, places and players")
+    ask.add_argument("--list", action="store_true",
+                     help="list the functions the rulebook declares, with their rules")
+    ask.add_argument("--position", default=None,
+                     help="evaluate in a position: a record file, a set-up name, or "
+                     f"{START} (default: no game, as Rulebook.evaluate)")
+    _position_options(ask)
+    ask.set_defaults(run=_evaluate)
+    again = commands.add_parser("replay", help="play a record and print its log and the "
+                                "position reached")
+    again.add_argument("record", help="a record file")
+    _position_options(again)
+    again.set_defaults(run=_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``cortes-rules`` command."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     given = getattr(args, "rulebook_option", None)
     if given is not None:

@@ -19,6 +19,8 @@ from .errors import CortesRulesError, RecordError
 from .record import load_cached, parse_record, play, rulebook_names, start
 
 DEMO_FILE = "demo.record"
+_PLAYOUT_LIMIT = 10_000
+"""At most this many random actions end a demonstration that left its record."""
 
 
 def demo_rulebooks() -> list[str]:
@@ -38,7 +40,9 @@ def run_demo(*, seed: int | None = None, out: TextIO, rulebook: str | None = Non
 
     Raises:
         CortesRulesError: no such demonstration; RecordError when an action
-            of the record is illegal (with another seed, say).
+            of the record is illegal with the record's own seed. With another
+            seed, the recorded decisions are played while they fit the dice,
+            then the game goes on with legal decisions chosen at random.
     """
     names = demo_rulebooks()
     if rulebook is None:
@@ -103,15 +107,24 @@ def run_demo(*, seed: int | None = None, out: TextIO, rulebook: str | None = Non
         ask(played)
         try:
             play(state, line, action, path=record.path)
-        except RecordError as error:
+        except RecordError:
             flush()
             if seed is None or seed == record.seed:
                 raise
-            message = str(error).removeprefix(f"{error.path}:{error.line}: ")
-            raise RecordError(f"{message} (the record's decisions fit its own seed, "
-                              f"{record.seed})", path=record.path, line=line) from None
+            # Other dice: the recorded decisions stop fitting the results. The
+            # game goes on with decisions taken at random (seeded), so that
+            # every seed gives a whole demonstration.
+            write(f"\n(With seed {seed} the record's decisions stop fitting the dice at "
+                  f"line {line}: {action} cannot be played here. From here on, each "
+                  f"decision is a legal action chosen at random, seeded by {seed}.)\n")
+            questions.clear()
+            heading = ""
+            state.random_playout(seed, _PLAYOUT_LIMIT)
+            break
+    else:
+        flush()
+        ask(len(record.actions))
     flush()
-    ask(len(record.actions))
     write("\nFinal positions:\n")
     start_state = start(record, book, seed=seed)
     world = book._machine.world

@@ -284,7 +284,12 @@ def _compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str],
         modules = [ir.Module(m.path, m.text, tuple(i for i in m.items
                                                     if not isinstance(i, dropped)))
                    for m in modules]
-        added = parse_files(rule_files(Path(path)))
+        try:
+            added = parse_files(rule_files(Path(path)))
+        except CortesRulesError as error:
+            if isinstance(error, RulesError):
+                raise
+            raise CortesRulesError(f"{error} (given as {kind}=)") from None
         if not any(isinstance(i, dropped) for m in added for i in m.items):
             raise CortesRulesError(f"{path}: holds no {kind} block to replace the "
                                    f"rulebook's own")

@@ -875,6 +875,13 @@ class Rule:
     kind: str = "rule"
     """``"definition"`` or ``"commentary"`` when the clause says it states no rule of play."""
 
+    def __repr__(self) -> str:
+        """The number, title and where the clause is written (not its statements)."""
+        flag = " optional" if self.optional else ""
+        count = len(self.statements)
+        return (f"<Rule {self.number} {self.title!r}{flag}, {count} "
+                f"statement{'' if count == 1 else 's'}, {self.span.path}:{self.span.line}>")
+
 
 @attrs.frozen
 class ScenarioBlock:

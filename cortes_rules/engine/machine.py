@@ -94,6 +94,7 @@ class LogEntry:
 
     @property
     def text(self) -> str:
+        """The line's text, without the turn, phase and rules."""
         if self._text is None:
             values = iter(self._values)
             self._text = "".join(p if isinstance(p, str) else format_value(next(values))
@@ -102,6 +103,7 @@ class LogEntry:
 
     @property
     def rules(self) -> tuple[str, ...]:
+        """The numbers of the rules the line cites, in rule order."""
         if self._rules is None:
             cited = self._cited
             if cited is None:
@@ -112,6 +114,7 @@ class LogEntry:
         return self._rules
 
     def visible_to(self, player: str | None) -> bool:
+        """Whether a player may read this line (None: only lines addressed to everybody)."""
         return self.audience is None or (player is not None and player in self.audience)
 
     def __str__(self) -> str:
@@ -276,12 +279,26 @@ class ActionSpace:
             raise NotationError(f"{kind.name!r} takes {len(kind.params)} argument(s), "
                                 f"not {len(args)}")
         values = []
-        for arg, (_, ptype), index in zip(args, kind.params, kind.index, strict=True):
+        for at, (arg, (_, ptype), index) in enumerate(zip(args, kind.params, kind.index,
+                                                          strict=True)):
             value = self._value(arg, ptype)
             if value not in index:
-                raise NotationError(f"{arg!r} is not a {ptype} for {kind.name!r}")
+                raise NotationError(self._not_an_argument(kind, at, arg))
             values.append(value)
         return kind, tuple(values)
+
+    def _not_an_argument(self, kind: Kind, at: int, arg: str) -> str:
+        """Which argument of an action text names nothing it may, and the nearest names."""
+        name, ptype = kind.params[at]
+        text = f"{arg!r} is not a {ptype} for {kind.name!r} (argument {at + 1}, {name})"
+        world = self.world
+        other = next((what for what, table in (("piece", world.piece), ("place", world.place),
+                                               ("player", world.player)) if arg in table), None)
+        if other is not None and other != ptype:
+            return f"{text}: it is a {other}"
+        if ptype in ("int", "roll"):
+            return text
+        return text + _nearest(arg, (str(getattr(v, "id", v)) for v in kind.domains[at]))
 
     def _value(self, arg: str, ptype: str) -> Any:
         world = self.world
@@ -968,10 +985,12 @@ class GameState:
         for piece_id, place_id in (positions or {}).items():
             piece = world.piece.get(piece_id)
             if piece is None:
-                raise NotationError(f"no piece {piece_id!r} in this rulebook")
+                raise NotationError(f"positions: no piece {piece_id!r} in this rulebook"
+                                    f"{_nearest(piece_id, world.piece)}")
             place = world.place.get(place_id)
             if place is None:
-                raise NotationError(f"no place {place_id!r} in this rulebook")
+                raise NotationError(f"positions: no place {place_id!r} (for {piece_id}) in "
+                                    f"this rulebook{_nearest(place_id, world.place)}")
             self._put(piece, place)
         for name, init in machine.values:
             self.values[name] = init(self, {})
@@ -1022,6 +1041,7 @@ class GameState:
 
     # ------------------------------------------------------------ places
     def pieces_in(self, place: Place) -> tuple[Piece, ...]:
+        """The pieces in a place (an engine object), in piece order; see :meth:`pieces_at`."""
         return self.occupants.get(place.index, ())
 
     def _put(self, piece: Piece, place: Place | None) -> None:
@@ -1111,11 +1131,51 @@ class GameState:
         return {p.id: place.id for p, place in zip(self.machine.world.pieces, self.where,
                                                     strict=True) if place is not None}
 
+    def same_position(self, other: GameState) -> bool:
+        """Whether two states are the same position of the same game.
+
+        Compared: the turn, the phase, the decision or roll pending (the
+        procedures running and their variables), where every piece is, every
+        attribute and value, what has been revealed, the last roll, the turn
+        limit and the end of the game. Not compared: the seed and the state of
+        the dice the engine rolls, the log and the history. Two fresh games of
+        one set-up are the same position whatever their seeds.
+
+        ``==`` stays identity: a state is mutable (applying an action changes
+        it), so equal-by-value states could not be dictionary keys or set
+        members, and programs keep states in both.
+        """
+        if not isinstance(other, GameState):
+            raise CortesRulesError(f"a position is compared with a GameState, not "
+                                   f"{type(other).__name__}")
+        return self._position_key() == other._position_key()
+
+    def _position_key(self) -> tuple[Any, ...]:
+        def plain(value: Any) -> Any:
+            if isinstance(value, dict):
+                return sorted(((str(plain(k)), plain(v)) for k, v in value.items()),
+                              key=lambda kv: kv[0])
+            if isinstance(value, (list, tuple, frozenset, set)):
+                items = [plain(v) for v in value]
+                return sorted(items, key=str) if isinstance(value, (frozenset, set)) else items
+            return _plain(value)
+
+        game = self.machine.program.game
+        result = self.result
+        frames = [(getattr(f[0], "name", None), f[1], plain(f[2])) for f in self.stack]
+        return (game.name if game else None, self.turn, self.turn_limit, self.phase_index,
+                plain(self.positions()), plain(self.piece_attrs), plain(self.place_attrs),
+                plain(self.player_attrs), plain(self.values), plain(self.revealed),
+                plain(self.last_roll), self.terminal,
+                (result.winners, result.reason) if result is not None else None,
+                frames if not self.terminal else None)
+
     def pieces_at(self, place_id: str) -> list[str]:
         """The ids of the pieces in a place, in piece order."""
         place = self.machine.world.place.get(place_id)
         if place is None:
-            raise NotationError(f"no place {place_id!r} in this rulebook")
+            raise NotationError(f"no place {place_id!r} in this rulebook"
+                                f"{_nearest(place_id, self.machine.world.place)}")
         return [p.id for p in self.pieces_in(place)]
 
     def evaluate(self, text: str, **variables: Any) -> Any:
@@ -1162,9 +1222,11 @@ class GameState:
         try:
             return self.machine.world.piece[piece_id]
         except KeyError:
-            raise NotationError(f"no piece {piece_id!r} in this rulebook") from None
+            raise NotationError(f"no piece {piece_id!r} in this rulebook"
+                                f"{_nearest(piece_id, self.machine.world.piece)}") from None
 
     def next_player(self, player: Player) -> Player:
+        """The player seated after ``player`` in turn order (engine objects)."""
         seats = self.machine.world.seats
         return seats[(seats.index(player) + 1) % len(seats)]
 
@@ -1180,14 +1242,17 @@ class GameState:
     # ------------------------------------------------------------ queries
     @property
     def phase(self) -> str:
+        """The name of the phase being played (``spanish_land_movement``)."""
         return self.machine.phases[self.phase_index].name
 
     @property
     def phase_label(self) -> str:
+        """The phase's label as the rulebook writes it (``Spanish land movement``)."""
         return self.machine.phases[self.phase_index].label
 
     @property
     def log(self) -> list[LogEntry]:
+        """Every line of the log so far, oldest first, each citing its rules."""
         return _unchain(self._log)
 
     def log_tail(self, n: int) -> list[LogEntry]:
@@ -1202,12 +1267,15 @@ class GameState:
 
     @property
     def history(self) -> list[Action]:
+        """Every action applied so far, dice rolls and draws included, in order."""
         return _unchain(self._history)
 
     def is_terminal(self) -> bool:
+        """Whether the game is over (then :meth:`outcome` says how it ended)."""
         return self.terminal
 
     def outcome(self) -> Outcome | None:
+        """How the game ended (winners, reason, what the ending reports), or None before."""
         return self.result if self.terminal else None
 
     def _pending(self) -> tuple[int, Any, list[Any]] | None:
@@ -1219,6 +1287,7 @@ class GameState:
 
     @property
     def current_player(self) -> str | None:
+        """Who decides next: a player, ``"chance"`` at a chance node, None once the game is over."""
         pending = self._pending()
         if pending is None:
             return None
@@ -1231,6 +1300,7 @@ class GameState:
         return str(player)
 
     def is_chance_node(self) -> bool:
+        """Whether the next action is a dice roll or a draw (see :meth:`chance_outcomes`)."""
         pending = self._pending()
         return pending is not None and pending[0] in (ROLL, DRAW)
 
@@ -1251,6 +1321,12 @@ class GameState:
         copied["values"] = self.values.copy()
         copied["stack"] = [[f[0], f[1], f[2].copy()] for f in self.stack]
         return twin
+
+    def to_notation(self) -> str:
+        """This position as text (``cortes_rules.notation``); ``Rulebook.position`` reads it."""
+        from ..notation import write
+
+        return write(self)
 
     def _restore(self, snapshot: GameState) -> None:
         self.__dict__.update(snapshot.__dict__)
@@ -1321,6 +1397,7 @@ class GameState:
         return ids
 
     def legal_actions(self) -> list[Action]:
+        """The legal actions of the player to act, sorted by id (see :meth:`legal_action_ids`)."""
         action = self.machine.space.action
         return [action(n) for n in self.legal_action_ids()]
 
@@ -1955,6 +2032,7 @@ class GameState:
 
     # ------------------------------------------------------------ visibility
     def hidden_from(self, piece: Piece, viewer: Player) -> bool:
+        """Whether a piece (an engine object) is hidden from a player."""
         return self._held_by(piece, viewer, self.machine.hides)
 
     def attribute_hidden_from(self, player: Player, name: str, viewer: Player) -> bool:
@@ -2020,6 +2098,13 @@ class GameState:
         from ..picture import render_svg
 
         return render_svg(self)
+
+
+def _nearest(name: str, known: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` for the known names closest to a wrong one, else nothing."""
+    from ..dsl.scope import hint
+
+    return hint(str(name), known)
 
 
 def _flatten(values: Any) -> Iterator[Any]:

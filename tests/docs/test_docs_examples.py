@@ -1,6 +1,10 @@
 """The docs are true for the code: sessions run, rules parse, sketches play.
 
 - Every ```` ```pycon ```` session of a page runs as a doctest.
+- Every ```` ```python ```` block of ``docs/getting-started.md`` and of
+  ``README.md`` runs, from the root of the checkout; a ``#`` line right
+  under an expression statement is the value it gives (its repr, ``...``
+  standing for any text), and is checked.
 - Every rules-language block (```` ```text ```` starting with an item:
   ``rule``, ``mechanism``, ``game``, ``map``, ``counters``, ``setup``)
   parses, with the forms of ``rulebook/lib/hex_wargame.rules`` available.
@@ -13,6 +17,7 @@
 
 from __future__ import annotations
 
+import ast
 import doctest
 import random
 import re
@@ -28,7 +33,8 @@ from cortes_rules.dsl.parse import parse_text
 from cortes_rules.errors import RulesCheckError
 from cortes_rules.loader import library_path, parse_files, rule_files
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
 PYCON_PAGES = [p for p in PAGES if "```pycon" in p.read_text(encoding="utf-8")]
 ITEMS = ("rule", "mechanism", "game", "map", "counters", "setup")
@@ -96,6 +102,63 @@ def test_pycon_sessions_in_docs_run(page: Path) -> None:
     runner.run(test, out=output.append)
     assert runner.failures == 0, "".join(output)
     assert runner.tries >= 3
+
+
+PYTHON_PAGES = [DOCS / "getting-started.md", ROOT / "README.md"]
+PYTHON_BLOCKS = [(page, line, text) for page in PYTHON_PAGES
+                 for info, _, text, line in fenced_blocks(page) if info == "python"]
+
+
+def python_block_as_doctest(text: str) -> str:
+    """A python block as a doctest: each statement a ``>>>`` example; the ``#``
+    lines right under an expression statement are its expected output."""
+    lines = text.splitlines()
+    statements = ast.parse(text).body
+    out: list[str] = []
+    for i, statement in enumerate(statements):
+        first, last = statement.lineno - 1, (statement.end_lineno or statement.lineno) - 1
+        out.append(">>> " + lines[first])
+        out.extend("... " + line for line in lines[first + 1:last + 1])
+        following = statements[i + 1].lineno - 1 if i + 1 < len(statements) else len(lines)
+        expected = []
+        for line in lines[last + 1:following]:
+            if not line.strip().startswith("#"):
+                break
+            expected.append(line.strip()[1:].strip())
+        if isinstance(statement, ast.Expr) and not (isinstance(statement.value, ast.Call)
+                                                   and getattr(statement.value.func, "id",
+                                                               None) == "print"):
+            if expected:
+                out.extend(expected)
+            else:   # a value nobody wrote down is not checked
+                out[-1 - (last - first)] = ">>> _ = " + lines[first]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.rule("7.16")
+def test_python_blocks_are_found_in_the_readme_and_getting_started() -> None:
+    pages = {page.name for page, _, _ in PYTHON_BLOCKS}
+    assert pages == {"getting-started.md", "README.md"}
+    checked = [text for _, _, text in PYTHON_BLOCKS if "\n# " in text]
+    assert checked, "no block states the values it gives"
+    example = python_block_as_doctest("x = 1\nx + 1\n# 2\nx\n")
+    assert example == ">>> x = 1\n>>> x + 1\n2\n>>> _ = x\n"
+
+
+@pytest.mark.rule("7.16")
+@pytest.mark.parametrize(("page", "line", "text"), PYTHON_BLOCKS,
+                         ids=[f"{p.name}:{n}" for p, n, _ in PYTHON_BLOCKS])
+def test_python_blocks_in_docs_run(page: Path, line: int, text: str,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)   # the blocks name files of the checkout
+    source = python_block_as_doctest(text)
+    test = doctest.DocTestParser().get_doctest(source, {}, f"{page.name}:{line}", str(page),
+                                               line)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    output: list[str] = []
+    runner.run(test, out=output.append)
+    assert runner.failures == 0, "".join(output)
+    assert runner.tries >= 2
 
 
 def _library_forms() -> tuple[ir.FormDecl, ...]:

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 _SCRIPT = (
     "import cortes_rules, sys\n"
     "book = cortes_rules.load(sys.argv[1])\n"
-    "state = book.new_game(seed=1)\n"
+    "state = book.new_game(seed=1, setup=book.setups[0])\n"
     "for _ in range(200):\n"
     "    if state.is_terminal(): break\n"
     "    if state.is_chance_node(): state.apply_chance(); continue\n"
