@@ -11,7 +11,8 @@ The public surface::
                current_player, phase, is_chance_node(), chance_outcomes(),
                apply_chance(), is_terminal(), outcome(), why_illegal(action), log,
                log_tail(n),
-               observation(player), evaluate(expression)
+               observation(player), evaluate(expression),
+               trail(ply) (the rule trail of an action), explain(question) -> Explanation
     Action: parse(text), str(action); Rulebook.action_id / action_from_id
     errors: CortesRulesError and its subclasses
 """
@@ -20,6 +21,7 @@ from .api import Outcome, Rulebook, backend, load
 from .engine.actions import Action
 from .engine.compile import RulesRuntimeError
 from .engine.machine import CHANCE, GameState, LogEntry
+from .explain import Explanation
 from .errors import (
                      BackendError,
                      CortesRulesError,
@@ -33,7 +35,8 @@ from .errors import (
 )
 
 __all__ = [
-    "CHANCE", "Action", "BackendError", "CortesRulesError", "GameState", "IllegalActionError",
+    "CHANCE", "Action", "BackendError", "CortesRulesError", "Explanation", "GameState",
+    "IllegalActionError",
     "LogEntry",
     "NotationError", "Outcome", "RecordError", "Rulebook", "RulesCheckError", "RulesError",
     "RulesRuntimeError", "RulesSyntaxError", "StartError", "backend", "load",

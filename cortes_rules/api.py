@@ -246,7 +246,7 @@ class Rulebook:
 class _Static:
     """Stands in for a game state while conditions on the rules alone are evaluated."""
 
-    trail = None
+    drawn = None
 
 
 def _check_static(program: ir.Program, machine: Machine) -> None:
@@ -306,8 +306,10 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
             interpretations registry to read otherwise than by default, e.g.
             ``{"minimum_move": "any_points_left"}`` (``cortes-rules interpretations``
             lists them).
-        map, counters, setups: files whose blocks replace the rulebook's own
-            map, counter mix or set-ups (e.g. a map drawn from the printed one).
+        map: a file whose map block replaces the rulebook's own map (e.g. a
+            map drawn from the printed one).
+        counters: a file whose counter blocks replace the rulebook's counter mix.
+        setups: a file whose set-up blocks replace the rulebook's set-ups.
         scenario: for a rulebook with scenarios (Grands Stratèges), the one to
             play, by name (``"IXa"``) or number (``4`` for ``"IV"``); by default
             the first. It brings its map, its optional rules and its own

@@ -879,7 +879,7 @@ class _Reader:
             piece_attrs=self.piece_attrs, place_attrs=self.place_attrs,
             player_attrs=self.player_attrs, values=self.values,
             revealed=frozenset(self.revealed), terminal=over, result=None,
-            last_roll=self.roll, trail=None, _log=None, _history=None, _legal=None,
+            last_roll=self.roll, drawn=None, _log=None, _history=None, _legal=None,
             stack=[[proc, pc, env] for _, proc, pc, env in self.frames])
         if over:
             scores = {}

@@ -646,18 +646,18 @@ class _Gen:
         self.w(f"if {hit} is MISS:")
         self.push()
         outer = self.tmp("outer")
-        self.w(f"{outer} = s.trail")
-        self.w("s.trail = set()")
+        self.w(f"{outer} = s.drawn")
+        self.w("s.drawn = set()")
         recording, self.recording = self.recording, False   # reads no state
         value = self.x(node, inner)
         self.recording = recording
-        self.w(f"{hit} = ({value}, frozenset(s.trail))")
-        self.w(f"s.trail = {outer}")
+        self.w(f"{hit} = ({value}, frozenset(s.drawn))")
+        self.w(f"s.drawn = {outer}")
         self.w(f"if len({m}) >= {MEMO_LIMIT}: {m}.clear()")
         self.w(f"{m}[{key}] = {hit}")
         self.pop()
         if ctx.trail:
-            self.w(f"if {hit}[1]: s.trail |= {hit}[1]")
+            self.w(f"if {hit}[1]: s.drawn |= {hit}[1]")
         return f"{hit}[0]"
 
     def _IntLit(self, node: ir.IntLit, ctx: _Ctx) -> str:
@@ -758,7 +758,7 @@ class _Gen:
 
     def trail_rule(self, rule: str, ctx: _Ctx) -> None:
         if ctx.trail and not rule.startswith("lib:"):
-            self.w(f"s.trail.add({rule!r})")
+            self.w(f"s.drawn.add({rule!r})")
 
     def hook(self, name: str, ctx: _Ctx, values_only: bool = False) -> str:
         """Emit the contributions of a hook that apply, in load order: a list variable.
@@ -773,7 +773,7 @@ class _Gen:
             return acc
         trail = self.tmp("tr")
         if ctx.trail:
-            self.w(f"{trail} = s.trail")
+            self.w(f"{trail} = s.drawn")
         for c in entries:
             item = (lambda v: v) if values_only else (lambda v, r=c.rule: f"({v}, {r!r})")
             if c.when is not None:
@@ -961,12 +961,12 @@ class _Gen:
             return f"tuple({pairs})"
         if name == "with_rules" and len(node.args) == 1:
             outer = self.tmp("outer")
-            self.w(f"{outer} = s.trail")
-            self.w("s.trail = set()")
+            self.w(f"{outer} = s.drawn")
+            self.w("s.drawn = set()")
             value = self.atom(self.x(node.args[0], ctx.keeping_trail()))
             drawn = self.tmp("drawn")
-            self.w(f"{drawn} = s.trail")
-            self.w(f"s.trail = {outer}")
+            self.w(f"{drawn} = s.drawn")
+            self.w(f"s.drawn = {outer}")
             if ctx.trail:
                 self.w(f"{outer} |= {drawn}")
             return f"({value}, tuple(sorted({drawn}, key=_rule_key)))"
@@ -1024,7 +1024,7 @@ class _Gen:
         t = self.tmp()
         saved = self.tmp("saved")
         snap = self.tmp("snap")
-        self.w(f"{saved} = s.trail")
+        self.w(f"{saved} = s.drawn")
         if ctx.trail:
             self.w(f"{snap} = set({saved})")
         self.w("try:")
@@ -1035,7 +1035,7 @@ class _Gen:
         self.pop()
         self.w("except Exception:")
         self.push()
-        self.w(f"s.trail = {saved}")
+        self.w(f"s.drawn = {saved}")
         self.rec("unknown")
         if ctx.trail:
             self.w(f"{saved}.clear(); {saved} |= {snap}")
@@ -1337,7 +1337,7 @@ class FastCompiler:
             return ref
         gen.w(f"return {value}")
         reference = self.const(ref)
-        body = [f"    if s.trail is not None: return {reference}(s, env)",
+        body = [f"    if s.drawn is not None: return {reference}(s, env)",
                 "    try:"] + gen.finish() + [
             "    except Exception:",
             "        pass",
@@ -1374,7 +1374,7 @@ class FastCompiler:
 
     def _binder(self, option: ir.Option) -> Callable[..., tuple[Any, ...]] | None:
         gen = _Gen(self, indent=1)
-        gen.w("if s.trail is not None: raise TrailKept()")
+        gen.w("if s.drawn is not None: raise TrailKept()")
         locs: dict[str, _Local] = {}
         for i, param in enumerate(option.params):
             var = self.fresh("o_" + _IDENT.sub("_", param.name))
@@ -1417,7 +1417,7 @@ class FastCompiler:
         reference might not: the caller then runs the reference instead.
         """
         gen = _Gen(self, indent=1)
-        gen.w("if s.trail is not None: raise TrailKept()")
+        gen.w("if s.drawn is not None: raise TrailKept()")
         try:
             return self._enumerator(gen, option, kind)
         except _Unsupported:
@@ -1585,7 +1585,7 @@ _DELEGATE = _code("def delegate(s, env, *rest, _me=None):\n"
 
 def _fallback(s: State, env: dict[str, Any], ref: Fn) -> Any:
     """Run the reference closure after generated code raised (no trail was being kept)."""
-    s.trail = None
+    s.drawn = None
     return ref(s, env)
 
 

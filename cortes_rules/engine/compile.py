@@ -61,7 +61,7 @@ class HookRef:
         condition that failed drew on is forgotten.
         """
         out = []
-        trail = s.trail
+        trail = s.drawn
         for value, when, rule in self.entries:
             if when is not None:
                 before = set(trail) if trail is not None else None
@@ -348,8 +348,8 @@ class Compiler:
                 value = env.get(name, _MISSING)
                 if value is not _MISSING:
                     return value
-                if s.trail is not None and not rule.startswith("lib:"):
-                    s.trail.add(rule)
+                if s.drawn is not None and not rule.startswith("lib:"):
+                    s.drawn.add(rule)
                 return body(s, env)
             return call_define
         elif name in self._hook_clauses:
@@ -483,8 +483,8 @@ class Compiler:
                     return target.name
                 raise KeyError(f"a player has no attribute {name!r}")
             if isinstance(target, Row):
-                if s.trail is not None:
-                    s.trail.add(target.table.rule)
+                if s.drawn is not None:
+                    s.drawn.add(target.table.rule)
                 return target.cells[target.table.columns.index(name)]
             if target is None:
                 raise TypeError(f"none has no attribute {name!r}")
@@ -596,13 +596,13 @@ class Compiler:
                 return defined
 
             def with_rules(s: State, env: dict[str, Any]) -> Any:
-                outer = s.trail
-                s.trail = set()
+                outer = s.drawn
+                s.drawn = set()
                 try:
                     value = a0(s, env)
-                    drawn = s.trail
+                    drawn = s.drawn
                 finally:
-                    s.trail = outer
+                    s.drawn = outer
                 if outer is not None:
                     outer |= drawn
                 return (value, tuple(sorted(drawn, key=rule_key)))
@@ -639,8 +639,8 @@ class Compiler:
             inner = dict(env)
             for p, a in zip(params, args, strict=True):
                 inner[p] = a(s, env)
-            if s.trail is not None and not rule.startswith("lib:"):
-                s.trail.add(rule)
+            if s.drawn is not None and not rule.startswith("lib:"):
+                s.drawn.add(rule)
             return body(s, inner)
         return call
 

@@ -117,6 +117,11 @@ class LogEntry:
         """Whether a player may read this line (None: only lines addressed to everybody)."""
         return self.audience is None or (player is not None and player in self.audience)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The line as plain data (turn, phase, text, rules), ready for JSON."""
+        return {"turn": self.turn, "phase": self.phase, "text": self.text,
+                "rules": list(self.rules)}
+
     def __str__(self) -> str:
         cited = f" [{', '.join(self.rules)}]" if self.rules else ""
         return f"T{self.turn} {self.phase}: {self.text}{cited}"
@@ -978,7 +983,7 @@ class GameState:
         self.terminal = False
         self.result: Outcome | None = None
         self.last_roll: Any = None
-        self.trail: set[str] | None = None   # rules drawn on, while with_rules() keeps count
+        self.drawn: set[str] | None = None   # rules drawn on, while with_rules() keeps count
         self._log: tuple[Any, ...] | None = None   # (entry, previous) chain
         self._history: tuple[Any, ...] | None = None
         self._legal: list[list[int]] | None = None   # legal ids by option, this position
@@ -1150,7 +1155,9 @@ class GameState:
                                    f"{type(other).__name__}")
         return self._position_key() == other._position_key()
 
-    def _position_key(self) -> tuple[Any, ...]:
+    def _position_key(self, *, outcome_only: bool = False) -> tuple[Any, ...]:
+        """What :meth:`same_position` compares; ``outcome_only`` leaves out the last roll
+        and the procedures' frames (what a position *is*, not how it was reached)."""
         def plain(value: Any) -> Any:
             if isinstance(value, dict):
                 return sorted(((str(plain(k)), plain(v)) for k, v in value.items()),
@@ -1163,10 +1170,14 @@ class GameState:
         game = self.machine.program.game
         result = self.result
         frames = [(getattr(f[0], "name", None), f[1], plain(f[2])) for f in self.stack]
+        if outcome_only:
+            frames, last_roll = [], None
+        else:
+            last_roll = plain(self.last_roll)
         return (game.name if game else None, self.turn, self.turn_limit, self.phase_index,
                 plain(self.positions()), plain(self.piece_attrs), plain(self.place_attrs),
                 plain(self.player_attrs), plain(self.values), plain(self.revealed),
-                plain(self.last_roll), self.terminal,
+                last_roll, self.terminal,
                 (result.winners, result.reason) if result is not None else None,
                 frames if not self.terminal else None)
 
@@ -1265,6 +1276,46 @@ class GameState:
         out.reverse()
         return out
 
+    def trail(self, ply: int = -1, player: str | None = None) -> list[LogEntry]:
+        """The rule trail of one applied action: the log lines it produced, in order.
+
+        Each line carries the numbers of the rules that decided it
+        (:attr:`LogEntry.rules`), so the trail of an attack reads as the
+        clauses that fired: the ratio and its rule, each column shift and its
+        rule, the clamp, the roll on the table and the losses that follow.
+        The lines run from the action up to the next action of
+        :attr:`history` (a dice roll is an action of its own, with its own
+        trail).
+
+        Args:
+            ply: which action of :attr:`history`, counted from 0 (negative
+                counts from the end: -1, the default, is the last one).
+            player: only the lines this player may read (a line about a
+                piece hidden from that player is left out); None gives every
+                line, the umpire's view, as :attr:`log` does.
+
+        Raises:
+            CortesRulesError: no action has that ply.
+        """
+        if isinstance(ply, bool) or not isinstance(ply, int):
+            raise CortesRulesError(f"a ply is a whole number, not {ply!r}")
+        nodes = []
+        chain = self._history
+        while chain is not None:
+            nodes.append(chain)
+            chain = chain[1]
+        nodes.reverse()
+        index = ply + len(nodes) if ply < 0 else ply
+        if not 0 <= index < len(nodes):
+            raise CortesRulesError(f"no action at ply {ply}: {len(nodes)} action"
+                                   f"{'s have' if len(nodes) != 1 else ' has'} been applied")
+        if player is not None and player not in self.machine.world.player:
+            raise CortesRulesError(f"no player {player!r}"
+                                   f"{_nearest(player, self.machine.world.player)}")
+        start = nodes[index][2] if len(nodes[index]) > 2 else None
+        end = nodes[index + 1][2] if index + 1 < len(nodes) else self._log
+        return [e for e in _log_between(start, end) if player is None or e.visible_to(player)]
+
     @property
     def history(self) -> list[Action]:
         """Every action applied so far, dice rolls and draws included, in order."""
@@ -1321,6 +1372,17 @@ class GameState:
         copied["values"] = self.values.copy()
         copied["stack"] = [[f[0], f[1], f[2].copy()] for f in self.stack]
         return twin
+
+    def explain(self, question: Any, *, player: str | None = None,
+                policy: Any = None) -> Any:
+        """What a sequence of actions would do from here, with rule trails and exact odds.
+
+        See :func:`cortes_rules.explain.explain` (the state is left unchanged).
+        Returns an :class:`~cortes_rules.explain.Explanation`.
+        """
+        from ..explain import explain
+
+        return explain(self, question, player=player, policy=policy)
 
     def to_notation(self) -> str:
         """This position as text (``cortes_rules.notation``); ``Rulebook.position`` reads it."""
@@ -1699,9 +1761,12 @@ class GameState:
                 raise IllegalActionError(space.action(number), reasons)
         snapshot = self.clone()
         self._legal = None
+        log_before = self._log
         try:
             self._resume(kind, values, option, scratch)
-            self._history = (space.action(number), self._history)
+            # (action, earlier history, the log as the action found it): the
+            # log lines after that point are the action's rule trail.
+            self._history = (space.action(number), self._history, log_before)
             self._run()
             self._check_endings()
         except CortesRulesError:
@@ -2147,6 +2212,18 @@ def _zero(type_ref: ir.TypeRef) -> Any:
 
 def _piece_index(piece: Piece) -> int:
     return piece.index
+
+
+def _log_between(start: tuple[Any, ...] | None, end: tuple[Any, ...] | None
+                 ) -> list[LogEntry]:
+    """The entries of a log chain after node ``start`` up to node ``end``, oldest first."""
+    out = []
+    chain = end
+    while chain is not None and chain is not start:
+        out.append(chain[0])
+        chain = chain[1]
+    out.reverse()
+    return out
 
 
 def _unchain(chain: tuple[Any, ...] | None) -> list[Any]:
