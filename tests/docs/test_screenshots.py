@@ -50,6 +50,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         path = Path(given)
         assert (path / "index.html").is_file(), f"{given} is no built site"
         return path
+    if importlib.util.find_spec("mkdocstrings") is None:
+        pytest.skip("mkdocstrings is not installed (pip install -e '.[docs]'): the site's "
+                    "API reference cannot be built")
     if importlib.util.find_spec("mkdocs") is None:
         pytest.skip("MkDocs is not installed (pip install -e '.[docs]'), and "
                     "CORTES_RULES_SITE names no built site")
