@@ -263,7 +263,8 @@ class Explanation:
 
 
 def explain(state: GameState, question: str | Action | int | Iterable[str | Action | int], *,
-            player: str | None = None, policy: Policy | None = None) -> Explanation:
+            player: str | None = None, policy: Policy | None = None,
+            rolls: int | None = None) -> Explanation:
     """Explain what a sequence of actions would do from ``state`` (left unchanged).
 
     Args:
@@ -276,6 +277,10 @@ def explain(state: GameState, question: str | Action | int | Iterable[str | Acti
             are). None answers as the umpire, who sees everything.
         policy: chooses the decisions met inside the outcomes (default:
             :func:`first_legal`).
+        rolls: follow each outcome through at most this many chance events
+            (rolls and draws), to the decision after the last one; None
+            follows them all. An objection roll whose consequence is a whole
+            interphase is asked with ``rolls=1``.
 
     Raises:
         CortesRulesError: an empty question, an unknown player, a question
@@ -284,6 +289,9 @@ def explain(state: GameState, question: str | Action | int | Iterable[str | Acti
         NotationError: an action's text is not an action of this rulebook.
     """
     actions = _actions(question)
+    if rolls is not None and (isinstance(rolls, bool) or not isinstance(rolls, int)
+                              or rolls < 0):
+        raise CortesRulesError(f"rolls is a whole number of at least 0, not {rolls!r}")
     if player is not None:
         _check_view(state, player)
     where = _where(state)
@@ -306,7 +314,7 @@ def explain(state: GameState, question: str | Action | int | Iterable[str | Acti
                                refusal, (), {}, _policy_name(policy))
         steps.append(Step(str(game.history[-1]), who, _lines(game.trail(), player)))
     before = game.clone()
-    leaves = _follow(game, start_site, turn_phase, policy or first_legal)
+    leaves = _follow(game, start_site, turn_phase, policy or first_legal, rolls)
     outcomes, expected = _summarise(before, leaves, player)
     return Explanation(tuple(step.action for step in steps), where, player, tuple(steps),
                        None, outcomes, expected, _policy_name(policy))
@@ -369,29 +377,34 @@ def _policy_name(policy: Policy | None) -> str:
 
 
 def _follow(game: GameState, site: tuple[int, int, int] | None, turn_phase: tuple[int, int],
-            policy: Policy) -> list[tuple[Fraction, GameState, tuple[str, ...]]]:
+            policy: Policy, rolls: int | None
+            ) -> list[tuple[Fraction, GameState, tuple[str, ...]]]:
     """Every end of the question's consequences: (probability, state, decisions taken)."""
     leaves: list[tuple[Fraction, GameState, tuple[str, ...]]] = []
-    pending: list[tuple[Fraction, GameState, tuple[str, ...]]] = [(Fraction(1), game, ())]
+    pending: list[tuple[Fraction, GameState, tuple[str, ...], int]] = [
+        (Fraction(1), game, (), 0)]
     visited = 0
     while pending:
-        probability, state, decisions = pending.pop()
+        probability, state, decisions, rolled = pending.pop()
         taken = 0
         while True:
             visited += 1
             if visited > MAX_BRANCHES:
                 raise CortesRulesError(f"the question's outcomes branch beyond "
                                        f"{MAX_BRANCHES} positions; ask a narrower one")
+            chance = state.is_chance_node()
             if (state.terminal or (state.turn, state.phase_index) != turn_phase
-                    or (_site(state) == site and not state.is_chance_node())):
+                    or (rolls is not None and rolled >= rolls)
+                    or (not chance and _site(state) == site)):
                 leaves.append((probability, state, decisions))
                 break
-            if state.is_chance_node():
+            if chance:
                 outcomes = state.chance_outcomes()
-                for action, chance in outcomes[1:]:
+                rolled += 1
+                for action, p in outcomes[1:]:
                     child = state.clone()
                     child.apply(action)
-                    pending.append((probability * chance, child, decisions))
+                    pending.append((probability * p, child, decisions, rolled))
                 state.apply(outcomes[0][0])
                 probability *= outcomes[0][1]
                 continue
@@ -442,8 +455,11 @@ def _values(before: GameState, after: GameState) -> tuple[tuple[str, str, str], 
                  if format_value(old) != format_value(after.values[name]))
 
 
-def _summarise(before: GameState, leaves: list[tuple[Fraction, GameState, tuple[str, ...]]],
-               player: str | None) -> tuple[tuple[Possibility, ...], dict[str, dict[str, Fraction]]]:
+Leaf = tuple[Fraction, "GameState", tuple[str, ...]]
+
+
+def _summarise(before: GameState, leaves: list[Leaf], player: str | None
+               ) -> tuple[tuple[Possibility, ...], dict[str, dict[str, Fraction]]]:
     from .engine.machine import _log_between
 
     # Leaves that end in one position are one outcome; their distinct trails its paths.
@@ -478,3 +494,182 @@ def _summarise(before: GameState, leaves: list[tuple[Fraction, GameState, tuple[
         if not expected[side]:
             del expected[side]
     return tuple(outcomes), dict(sorted(expected.items()))
+
+
+MAX_ROUTE_POSITIONS = 20_000
+"""How many positions a route search may visit before it gives up."""
+
+
+@attrs.frozen
+class Route:
+    """Whether a piece can reach a place with the actions of one kind, and how.
+
+    Attributes:
+        piece, destination: what was asked.
+        kind: the action kind walked with (``move``).
+        steps: the cheapest sequence of actions found, each with its trail;
+            empty when the destination cannot be reached.
+        cost: the cost of those steps (see :func:`route`), None when unreachable.
+        refusal: when unreachable, why the last step is refused from the
+            nearest place reached next to the destination (None when no
+            reached place is next to it).
+        reached: every place reached, with its cheapest cost.
+    """
+
+    piece: str
+    destination: str
+    kind: str
+    steps: tuple[Step, ...]
+    cost: int | None
+    refusal: Refusal | None
+    reached: dict[str, int]
+
+    @property
+    def reachable(self) -> bool:
+        """Whether the destination can be reached."""
+        return self.cost is not None
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """Every rule the answer cites, each once, in the order first cited."""
+        seen: dict[str, None] = {}
+        for step in self.steps:
+            for line in step.trail:
+                seen.update(dict.fromkeys(line.rules))
+        if self.refusal is not None:
+            seen.update(dict.fromkeys(self.refusal.rules))
+        return tuple(seen)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The route as plain data."""
+        return {"schema": SCHEMA, "piece": self.piece, "destination": self.destination,
+                "kind": self.kind, "reachable": self.reachable, "cost": self.cost,
+                "steps": [step.as_dict() for step in self.steps],
+                "refusal": self.refusal.as_dict() if self.refusal is not None else None,
+                "reached": dict(self.reached), "rules": list(self.rules)}
+
+    def __str__(self) -> str:
+        if not self.reachable:
+            out = [f"{self.piece} cannot reach {self.destination} by {self.kind} from here"]
+            if self.refusal is not None:
+                out.append(f"  {self.refusal.action}: illegal here")
+                out.extend(f"    [{rule}] {text}" if rule else f"    {text}"
+                           for rule, text in self.refusal.reasons)
+            return "\n".join(out)
+        out = [f"{self.piece} reaches {self.destination} in {len(self.steps)} "
+               f"step{'s' if len(self.steps) != 1 else ''}, cost {self.cost}"]
+        for step in self.steps:
+            out.append(f"  {step.action}")
+            out.extend(f"    {line}" for line in step.trail)
+        return "\n".join(out)
+
+
+def route(state: GameState, piece: str, destination: str, *, kind: str | None = None,
+          cost: str | None = None, player: str | None = None) -> Route:
+    """The cheapest way for ``piece`` to reach ``destination`` from here, or why it cannot.
+
+    The search applies, on copies of the position, the legal actions of one
+    kind that name the piece first and a place second (``move S9 3020``),
+    one after the other, as the player to act would (no other piece moves).
+
+    Args:
+        kind: the action kind to walk with; by default the kind of the first
+            legal action of that shape for this piece.
+        cost: a numeric piece attribute whose growth is the cost of a step
+            (for Cortés, ``spent``: movement points); by default each step
+            costs 1.
+        player: answer in this player's view (refused while pieces are hidden
+            from that player, as :func:`explain` is).
+
+    Raises:
+        CortesRulesError: an unknown piece, place or attribute, no action of
+            that shape for the piece here, or a search beyond
+            :data:`MAX_ROUTE_POSITIONS` positions.
+    """
+    import heapq
+
+    from .engine.machine import _nearest
+
+    world = state.machine.world
+    if piece not in world.piece:
+        raise CortesRulesError(f"no piece {piece!r}{_nearest(piece, world.piece)}")
+    if destination not in world.place:
+        raise CortesRulesError(f"no place {destination!r}{_nearest(destination, world.place)}")
+    if player is not None:
+        _check_view(state, player)
+    start_cost = _cost_of(state, piece, cost)
+
+    def steps_of(s: GameState) -> list[Action]:
+        if s.terminal or s.is_chance_node():
+            return []
+        return [a for a in s.legal_actions() if len(a.args) >= 2 and a.args[0] == piece
+                and a.args[1] in world.place and (kind is None or a.kind == kind)]
+
+    first = steps_of(state)
+    if kind is None:
+        if not first:
+            raise CortesRulesError(f"no legal action here moves {piece} to a place; name the "
+                                   f"kind of action to learn why a step is refused")
+        kind = first[0].kind
+        first = [a for a in first if a.kind == kind]
+    best: dict[str, int] = {state.place_of(piece) or "": 0}
+    frontier: list[tuple[int, int, GameState, tuple[Step, ...]]] = [(0, 0, state, ())]
+    counter = 0
+    visited = 0
+    while frontier:
+        spent, _, here, path = heapq.heappop(frontier)
+        place = here.place_of(piece) or ""
+        if place == destination:
+            return Route(piece, destination, kind, path, spent, None, best)
+        if best.get(place, spent) < spent:
+            continue
+        for action in (first if here is state else steps_of(here)):
+            if action.kind != kind:
+                continue
+            visited += 1
+            if visited > MAX_ROUTE_POSITIONS:
+                raise CortesRulesError(f"the route search visited more than "
+                                       f"{MAX_ROUTE_POSITIONS} positions")
+            after = here.clone()
+            after.apply(action)
+            to = after.place_of(piece) or ""
+            price = _cost_of(after, piece, cost) - start_cost
+            if best.get(to, price + 1) <= price:
+                continue
+            best[to] = price
+            counter += 1
+            step = Step(str(action), here.current_player, _lines(after.trail(), player))
+            heapq.heappush(frontier, (price, counter, after, (*path, step)))
+    # Unreachable: why the step in is refused from the cheapest neighbour reached.
+    return Route(piece, destination, kind, (), None,
+                 _refused_step(state, piece, destination, kind, best, cost, player), best)
+
+
+def _cost_of(state: GameState, piece: str, cost: str | None) -> int:
+    if cost is None:
+        return len(state.history)
+    value = state.attribute(piece, cost)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CortesRulesError(f"the cost attribute {cost!r} of {piece} is not a number")
+    return value
+
+
+def _refused_step(state: GameState, piece: str, destination: str, kind: str,
+                  best: dict[str, int], cost: str | None, player: str | None
+                  ) -> Refusal | None:
+    """From the cheapest reached place next to the destination: why the step in is refused."""
+    goal = state.machine.world.place[destination]
+    for place, _ in sorted(best.items(), key=lambda item: (item[1], item[0])):
+        if not state.evaluate("adjacent(a, b)", a=place, b=goal.id):
+            continue
+        game = state.clone()
+        if game.place_of(piece) != place:
+            found = route(game, piece, place, kind=kind, cost=cost)
+            for step in found.steps:
+                game.apply(step.action)
+        text = f"{kind} {piece} {destination}"
+        reasons = game.why_illegal(text)
+        if reasons:
+            return Refusal(len(game.history) - len(state.history), text,
+                           game.current_player, tuple(reasons))
+    return None

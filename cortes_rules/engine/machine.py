@@ -1374,7 +1374,7 @@ class GameState:
         return twin
 
     def explain(self, question: Any, *, player: str | None = None,
-                policy: Any = None) -> Any:
+                policy: Any = None, rolls: int | None = None) -> Any:
         """What a sequence of actions would do from here, with rule trails and exact odds.
 
         See :func:`cortes_rules.explain.explain` (the state is left unchanged).
@@ -1382,7 +1382,7 @@ class GameState:
         """
         from ..explain import explain
 
-        return explain(self, question, player=player, policy=policy)
+        return explain(self, question, player=player, policy=policy, rolls=rolls)
 
     def to_notation(self) -> str:
         """This position as text (``cortes_rules.notation``); ``Rulebook.position`` reads it."""

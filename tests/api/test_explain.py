@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import cortes_rules
 from cortes_rules import CortesRulesError
-from cortes_rules.explain import SCHEMA, explain
+from cortes_rules.explain import SCHEMA, explain, route
 from conftest import to_phase
 from positions import GARRISON
 
@@ -260,3 +260,49 @@ def test_explaining_any_legal_action_leaves_the_state_and_sums_to_one(book, monk
         assert all(o.paths and o.probability == sum((p.probability for p in o.paths), Fraction(0))
                    for o in answer.outcomes)
     assert state.to_notation() == before
+
+
+# ------------------------------------------------------------------ an R&R request
+@pytest.mark.rule("4.4")
+@pytest.mark.rule("4.5")
+def test_explain_an_objection_to_an_interphase(veteran):
+    # Seven full-strength knights on the map (6.4: three to a hex), Spanish
+    # units on a causeway hex (4.4 condition 2) and Aztecs on land outside
+    # the city (condition 3): one die + 7 refuses the interphase on 5 or 6.
+    knights = {"A1": "1111", "A2": "1111", "A3": "1111", "A4": "1112", "A5": "1112",
+               "A6": "1112", "A7": "1212"}
+    state = in_battle(veteran, {**knights, "S1": "2921", "S2": "1110"}, "end_of_turn")
+    answer = explain(state, "split; object", rolls=1)
+    objection = answer.steps[1].trail[0]
+    assert "conditions 2, 3 of 4.4 hold" in objection.text and objection.rules == ("4.4",)
+    refused = sum((ONE_DIE[face] for face in ONE_DIE if face + 7 >= 12), Fraction(0))
+    assert answer.probability("the interphase is refused") == refused == Fraction(1, 3)
+    assert answer.probability("the interphase goes ahead") == 1 - refused
+    assert "4.5" in answer.rules
+    with pytest.raises(CortesRulesError, match="rolls is a whole number"):
+        explain(state, "split; object", rolls=-1)
+
+
+# ------------------------------------------------------------------ routes
+@pytest.mark.rule("7.13")
+@pytest.mark.rule("7.7")
+def test_route_finds_the_cheapest_way_in_and_names_the_rule_that_bars_it(book):
+    state = in_battle(book, {"S9": "3021", "S1": "3021"}, "spanish_land_movement")
+    # Cavalry reaches the chinampa hex 3020 only along the causeway (7.13):
+    # 3021 -> 2920 (clear, 1 MP) -> 3020 across the causeway hexside (2 MP).
+    found = route(state, "S9", "3020", cost="spent")
+    assert found.reachable and found.cost == 3
+    assert [step.action for step in found.steps] == ["move S9 2920", "move S9 3020"]
+    assert all("7.7" in step.trail[0].rules for step in found.steps)
+    # Infantry walks straight in for the chinampa hex's 2 MP.
+    direct = route(state, "S1", "3020", cost="spent")
+    assert [step.action for step in direct.steps] == ["move S1 3020"] and direct.cost == 2
+    # Boxed in by chinampa hexes without a causeway, the cavalry cannot move.
+    boxed = in_battle(book, {"S9": "3220"}, "spanish_land_movement")
+    barred = route(boxed, "S9", "3120", kind="move", cost="spent")
+    assert not barred.reachable and barred.refusal.rules == ("7.13",)
+    assert "cannot reach" in str(barred) and "[7.13]" in str(barred)
+    assert state.to_notation() == in_battle(book, {"S9": "3021", "S1": "3021"},
+                                            "spanish_land_movement").to_notation()
+    with pytest.raises(CortesRulesError, match="no place"):
+        route(state, "S9", "9999")

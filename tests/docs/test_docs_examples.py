@@ -104,7 +104,7 @@ def test_pycon_sessions_in_docs_run(page: Path) -> None:
     assert runner.tries >= 3
 
 
-PYTHON_PAGES = [DOCS / "getting-started.md", ROOT / "README.md"]
+PYTHON_PAGES = [DOCS / "getting-started.md", DOCS / "explain.md", ROOT / "README.md"]
 PYTHON_BLOCKS = [(page, line, text) for page in PYTHON_PAGES
                  for info, _, text, line in fenced_blocks(page) if info == "python"]
 
@@ -136,9 +136,9 @@ def python_block_as_doctest(text: str) -> str:
 
 
 @pytest.mark.rule("7.16")
-def test_python_blocks_are_found_in_the_readme_and_getting_started() -> None:
+def test_python_blocks_are_found_in_the_readme_getting_started_and_explain() -> None:
     pages = {page.name for page, _, _ in PYTHON_BLOCKS}
-    assert pages == {"getting-started.md", "README.md"}
+    assert pages == {"getting-started.md", "explain.md", "README.md"}
     checked = [text for _, _, text in PYTHON_BLOCKS if "\n# " in text]
     assert checked, "no block states the values it gives"
     example = python_block_as_doctest("x = 1\nx + 1\n# 2\nx\n")
