@@ -21,18 +21,54 @@
 - ``cortes-rules render -o FILE [--rulebook NAME] [--setup NAME] [--scenario X]
   [--options ...] [--deploy] [--seed N]``: draw the starting position (a
   set-up, or the position after a set-up stage played at random) as an SVG
-  picture.
+  picture; ``render -o FILE --position POSITION [--to PLY]`` draws any
+  position (see ``why``).
 - ``cortes-rules why POSITION ACTION [--to PLY] [--seed N]``: whether an
   action is legal in a position and, if not, the rules that forbid it. The
-  position is a record file (played to its end, or to ``--to PLY`` actions),
-  a set-up name, or ``start`` (a game with no set-up).
+  position is a file, either a record (played to its end, or to ``--to PLY``
+  actions) or a position in notation (docs/notation.md, as
+  ``GameState.to_notation`` writes it), a set-up name, or ``start`` (a game
+  with no set-up). A file is read as notation when its first line is
+  ``rulebook NAME`` and its next line, other than ``seed``, starts with a
+  keyword only a position has (``scenario``, ``options``, ``reading``,
+  ``rng``, ``turn``, ``phase``, ``roll``, ``over``, ``winners``); a record
+  goes on with a header of its own or an action. The rulebook is loaded as
+  the position's ``scenario``, ``options`` and ``reading`` lines say
+  (``--rulebook`` names its folder when the position's rulebook is not a
+  shipped one).
 - ``cortes-rules evaluate EXPRESSION [NAME=VALUE ...] [--position POSITION]``:
   the value of an expression of the rules language (``Rulebook.evaluate``),
   e.g. the what-if functions of a rulebook:
   ``evaluate "odds_what_if(-3)" attack=26 defense=7``; ``--list`` lists the
   functions a rulebook declares.
+- ``cortes-rules explain POSITION QUESTION [--json] [--as PLAYER] [--rolls N]``:
+  what a sequence of actions (``'attack 1322; join S1; resolve'``) would
+  do: the first refused one and its rules, or every outcome with its exact
+  probability and rule trail (``cortes_rules.explain``, docs/explain.md).
+- ``cortes-rules reach POSITION PIECE PLACE [--kind K] [--cost ATTRIBUTE]``:
+  the cheapest way for a piece to get to a place, each step with its rules,
+  or why the step in is refused.
 - ``cortes-rules replay RECORD [--to PLY] [--seed N]``: play a record and
   print its log, each line citing its rules, and the position reached.
+- ``cortes-rules NAME VALUE ... [--PARAM VALUE ...] [--rulebook NAME]``: a
+  what-if command of the rulebook. The commands come from the rulebook, not
+  from this module: every function named ``NAME_what_if`` that a rulebook
+  (or its library) declares is the command ``NAME``, unless a built-in
+  command has that name. Its parameters are ``--PARAM VALUE`` options (0
+  when left out); its positional values bind, in order, the variables the
+  rulebook's function ``what_if_given()`` names (a tuple of texts; none
+  without it), which the rulebook's clauses read. The command prints the
+  value of ``NAME_what_if_report`` when the rulebook declares one with the
+  same parameters, a list of ``(label, value)`` pairs printed one a line,
+  else the value of ``NAME_what_if`` itself, as ``evaluate`` prints it (a
+  distribution one outcome a line, with its total). Values are whole
+  numbers or ids. With the library hex_wargame,
+  ``cortes-rules odds 26 7 --shift -3`` prints the raw odds (3:1), the final
+  column (1:2) and the chance of every result of the results table, and
+  ``cortes-rules results 26 7 --shift -3`` the chances alone. The commands
+  are looked up when the command line names no built-in command (and for
+  ``--help``, in the default rulebook); a name that is neither gives the
+  usual one-line error, exit status 2.
 - ``cortes-rules --version``.
 
 Every command takes ``--rulebook NAME|PATH``. Bad input (an unknown
@@ -43,9 +79,10 @@ error and exit status 1; a bad command line gives exit status 2.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn
@@ -63,8 +100,24 @@ from .record import default_rulebook, load_cached, parse_record, play, rulebook_
 PROG = "cortes-rules"
 DESCRIPTION = ("Rulebooks of board games as numbered rule clauses: check them, read their "
                "rules, play and replay games, and ask why an action is illegal.")
+EPILOG = ("A rulebook may add commands of its own, what-if questions: each function "
+          "NAME_what_if it (or its library) declares is the command NAME, unless a built-in "
+          "command has that name. Its parameters are --PARAM VALUE options (0 when left "
+          "out); its positional values bind, in order, the variables its function "
+          "what_if_given() names; it prints NAME_what_if_report, labelled lines, when the "
+          "rulebook declares one, else the value of NAME_what_if. Give --rulebook NAME for "
+          "those of another rulebook; the list above shows those of the default rulebook.")
 START = "start"
 """The position ``why`` and ``evaluate`` read as a game started with no set-up."""
+WHAT_IF = "_what_if"
+"""The ending of the name of a function of a rulebook that is a command (``NAME_what_if``)."""
+WHAT_IF_REPORT = "_report"
+"""Added to a what-if function's name: the function that labels what the command prints."""
+WHAT_IF_GIVEN = "what_if_given"
+"""The function of a rulebook naming the variables a what-if command's positional values bind."""
+POSITION_KEYWORDS = ("scenario", "options", "reading", "rng", "turn", "phase", "roll", "over",
+                     "winners")
+"""Keywords of the header lines of a position in notation that no record has."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -343,6 +396,19 @@ def _render(args: argparse.Namespace) -> int:
     from .picture import render_svg
     from .selfplay import parse_options, parse_readings
 
+    if args.position is not None:
+        if args.setup or args.deploy or args.scenario or args.options or args.reading:
+            raise CortesRulesError("--position names the position to draw: give no --setup, "
+                                   "--deploy, --scenario, --options or --reading with it")
+        _, state, shown = _position(args.position, args.rulebook, args.to, args.seed)
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(render_svg(state))
+        print(f"{args.output}: {len(state.positions())} pieces placed ({shown}: "
+              f"{_where(state)})")
+        return 0
+    if args.to is not None:
+        raise CortesRulesError("--to PLY needs --position RECORD")
+    seed = 0 if args.seed is None else args.seed
     try:
         book = load(args.rulebook or default_rulebook(), options=parse_options(args.options),
                     scenario=args.scenario, readings=parse_readings(args.reading))
@@ -352,9 +418,9 @@ def _render(args: argparse.Namespace) -> int:
     setup = args.setup
     if setup is None and book.setups and not args.deploy:
         setup = "historical" if "historical" in book.setups else book.setups[0]
-    state = book.new_game(seed=args.seed, setup=setup)
+    state = book.new_game(seed=seed, setup=setup)
     if args.deploy:
-        _play_opening(state, book.opening_phases, args.seed)
+        _play_opening(state, book.opening_phases, seed)
     text = render_svg(state)
     with open(args.output, "w", encoding="utf-8") as out:
         out.write(text)
@@ -386,18 +452,19 @@ def _position(text: str, rulebook: str | None, to: int | None,
               seed: int | None) -> tuple[Rulebook, GameState, str]:
     """The rulebook, the state and a description of the position a command names.
 
-    A position is, in this order: a record file (played to its end, or to its
-    first ``to`` actions), a set-up of the rulebook, or ``start`` (a game with
-    no set-up, at the rulebook's set-up stage if it has one).
+    A position is, in this order: a file, either a position in notation
+    (:func:`_is_notation`) or a record (played to its end, or to its first
+    ``to`` actions), a set-up of the rulebook, or ``start`` (a game with no
+    set-up, at the rulebook's set-up stage if it has one).
     """
-    # A position written in notation is to be read here too, after record
-    # files and set-up names, once the rulebook can read one.
     if Path(text).is_file():
-        book = load(rulebook) if rulebook else None
         try:
             source = Path(text).read_text(encoding="utf-8")
         except (OSError, UnicodeError) as error:
-            raise CortesRulesError(f"{text}: cannot read this record ({error})") from None
+            raise CortesRulesError(f"{text}: cannot read this file ({error})") from None
+        if _is_notation(source):
+            return _notation_position(text, source, rulebook, to, seed)
+        book = load(rulebook) if rulebook else None
         record = parse_record(source, text, book)
         book = book if book is not None else load_cached(record.rulebook)
         actions = record.actions
@@ -425,6 +492,75 @@ def _position(text: str, rulebook: str | None, to: int | None,
                            f"{book.name} (set-ups: {known})")
 
 
+def _notation_lines(source: str) -> Iterator[list[str]]:
+    """The words of the lines of a position in notation that are neither blank nor comments
+    (a word in double quotes read as JSON, as the notation writes a name that is not plain)."""
+    for raw in source.split("\n"):
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            words = [_unquoted(w) for w in re.findall(r'"(?:[^"\\]|\\.)*"|[^\s"]+', line)]
+            if words:
+                yield words
+
+
+def _unquoted(word: str) -> str:
+    """A word of a position, its double quotes read as JSON (left as it is if they cannot
+    be: the reader of positions names the line)."""
+    if not word.startswith('"'):
+        return word
+    try:
+        value = json.loads(word)
+    except ValueError:
+        return word
+    return value if isinstance(value, str) else word
+
+
+def _is_notation(source: str) -> bool:
+    """Whether a file's text is a position in notation rather than a record.
+
+    Both may start with ``rulebook NAME`` and go on with ``seed N``; the
+    next line of a position is one of its header lines (``phase`` is
+    required), the next line of a record is another header or an action.
+    """
+    for number, words in enumerate(_notation_lines(source)):
+        if number == 0 and words[0] != "rulebook":
+            return False
+        if words[0] not in ("rulebook", "seed"):
+            return words[0] in POSITION_KEYWORDS
+    return False
+
+
+def _notation_position(path: str, source: str, rulebook: str | None, to: int | None,
+                       seed: int | None) -> tuple[Rulebook, GameState, str]:
+    """A position written in notation, read with its rulebook loaded as its lines say."""
+    if to is not None:
+        raise CortesRulesError(f"--to PLY counts the actions of a record, and {path} is a "
+                               f"position in notation")
+    if seed is not None:
+        raise CortesRulesError(f"--seed: {path} is a position in notation, which holds its "
+                               f"own seed and the state of its dice")
+    headers: dict[str, list[str]] = {}
+    readings: dict[str, str] = {}
+    for words in _notation_lines(source):
+        if words[0] == "reading" and len(words) == 3:
+            readings[words[1]] = words[2]
+        elif words[0] in ("rulebook", "scenario", "options"):
+            headers.setdefault(words[0], words[1:])
+    name = rulebook or (headers.get("rulebook") or [default_rulebook()])[0]
+    scenario = headers["scenario"][0] if headers.get("scenario") else None
+    try:
+        book = load(name, options=headers.get("options", ()), scenario=scenario,
+                    readings=readings or None)
+    except RulesError:
+        _compile(name)   # a broken rulebook, in one line
+        raise
+    try:
+        state = book.position(source)
+    except CortesRulesError as error:   # the message names the line
+        raise CortesRulesError(f"{path}: {error}") from None
+    return book, state, f"{path}, a position in notation (seed {state.seed})"
+
+
 def _action(book: Rulebook, words: Sequence[str]) -> Action:
     """An action given on the command line: its text (its words) or its integer id."""
     text = " ".join(words)
@@ -450,6 +586,37 @@ def _why(args: argparse.Namespace) -> int:
     print(f"{action}: illegal here")
     for rule, message in reasons:
         print(f"  [{rule}] {message}" if rule else f"  {message}")
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    import json
+
+    from .explain import explain
+
+    _, state, shown = _position(args.position, args.rulebook, args.to, args.seed)
+    answer = explain(state, " ".join(args.question), player=args.player, rolls=args.rolls)
+    if args.json:
+        print(json.dumps(answer.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(f"({shown})")
+        print(answer)
+    return 0
+
+
+def _reach(args: argparse.Namespace) -> int:
+    import json
+
+    from .explain import reach
+
+    _, state, shown = _position(args.position, args.rulebook, args.to, args.seed)
+    answer = reach(state, args.piece, args.place, kind=args.kind, cost=args.cost,
+                   player=args.player)
+    if args.json:
+        print(json.dumps(answer.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(f"Position: {shown}: {_where(state)}")
+        print(answer)
     return 0
 
 
@@ -492,15 +659,113 @@ def _evaluate(args: argparse.Namespace) -> int:
         _, state, shown = _position(args.position, args.rulebook, args.to, args.seed)
         print(f"Position: {shown}: {_where(state)}")
         value = state.evaluate(args.expression, **variables)
+    _print_value(value)
+    return 0
+
+
+def _print_value(value: Any, indent: str = "") -> None:
+    """A value as ``evaluate`` prints it: a mapping (a distribution) one key a line, with
+    the total of its chances; anything else on one line."""
     if isinstance(value, dict):
         for key, item in value.items():
-            print(f"{_shown(key)}: {_shown(item)}")
+            print(f"{indent}{_shown(key)}: {_shown(item)}")
         total = sum(value.values()) if all(isinstance(v, Fraction) for v in value.values()) \
             else None
         if total is not None and value:
-            print(f"total: {_shown(total)}")
+            print(f"{indent}total: {_shown(total)}")
     else:
-        print(_shown(value))
+        print(f"{indent}{_shown(value)}")
+
+
+def _what_if_commands(book: Rulebook) -> dict[str, ir.FunctionDecl]:
+    """The what-if commands a rulebook declares: command name -> its ``NAME_what_if``."""
+    return {decl.name.removesuffix(WHAT_IF): decl for decl in book.program.of(ir.FunctionDecl)
+            if decl.name.endswith(WHAT_IF) and decl.name != WHAT_IF}
+
+
+def _what_if_given(book: Rulebook) -> tuple[str, ...]:
+    """The variables a what-if command's positional values bind (``what_if_given()``)."""
+    if not any(d.name == WHAT_IF_GIVEN for d in book.program.of(ir.FunctionDecl)):
+        return ()
+    names = book.evaluate(f"{WHAT_IF_GIVEN}()")
+    if not isinstance(names, (tuple, list)) or not all(
+            isinstance(n, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names):
+        raise CortesRulesError(f"{book.name}: {WHAT_IF_GIVEN}() should be a tuple of names "
+                               f"of variables, not {_shown(names)}")
+    return tuple(names)
+
+
+def _add_what_if_commands(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """Add the rulebook's what-if commands to the command line when it names no built-in
+    command (or asks for the help, which then lists those of the default rulebook)."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    word = next((a for a in argv if not a.startswith("-")), None)
+    helping = word is None and any(a in ("-h", "--help") for a in argv)
+    if word in commands.choices or (word is None and not helping):
+        return
+    find = argparse.ArgumentParser(add_help=False)
+    find.add_argument("--rulebook", default=None)
+    named = find.parse_known_args(list(argv))[0].rulebook
+    try:
+        book = load(named or default_rulebook())
+    except CortesRulesError:
+        if named is None:
+            return          # the usual error for an unknown command
+        _compile(named)     # why the rulebook named cannot be loaded, in one line
+        raise
+    offered = {name: decl for name, decl in _what_if_commands(book).items()
+               if name not in commands.choices and not {"rulebook", "help"} & set(decl.params)
+               and (word is None or name == word)}
+    given = _what_if_given(book) if offered else ()
+    for name, decl in offered.items():
+        command = commands.add_parser(
+            name, help=f"what-if question of {book.name}: {decl.name}({', '.join(decl.params)}) "
+            f"[{decl.rule}]", description=f"Ask {decl.name} of {book.name} [{decl.rule}]: "
+            f"the positional values bind {', '.join(given) or 'nothing'}, the options "
+            f"the function's parameters (0 when left out).")
+        for index, variable in enumerate(given):
+            command.add_argument(f"given_{index}", metavar=variable.upper(), type=_word_value,
+                                 help=f"the value of {variable}: a whole number or an id")
+        for index, param in enumerate(decl.params):
+            command.add_argument(f"--{param}", dest=f"param_{index}", type=_word_value,
+                                 default=0, metavar="VALUE",
+                                 help=f"the parameter {param} of {decl.name} (default 0)")
+        command.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
+        command.set_defaults(run=_what_if, what_if=(book, decl, given))
+
+
+def _word_value(text: str) -> Any:
+    """A value given on the command line: a whole number, or an id."""
+    return int(text) if re.fullmatch(r"-?[0-9]+", text) else text
+
+
+def _what_if(args: argparse.Namespace) -> int:
+    book, decl, given = args.what_if
+    variables = {v: getattr(args, f"given_{i}") for i, v in enumerate(given)}
+    params = {p: getattr(args, f"param_{i}") for i, p in enumerate(decl.params)}
+    report = next((d for d in book.program.of(ir.FunctionDecl)
+                   if d.name == decl.name + WHAT_IF_REPORT), None)
+    if report is not None and report.params != decl.params:
+        raise CortesRulesError(f"{book.name}: {report.name} should take the parameters of "
+                               f"{decl.name} ({', '.join(decl.params)})")
+    asked = report or decl
+    value = book.evaluate(f"{asked.name}({', '.join(asked.params)})", **variables, **params)
+    if report is not None and (not isinstance(value, (tuple, list)) or not all(
+            isinstance(line, tuple) and len(line) == 2 and isinstance(line[0], str)
+            for line in value)):
+        raise CortesRulesError(f"{book.name}: {report.name} should be a list of (label, "
+                               f"value) pairs, not {_shown(value)}")
+    print(", ".join(f"{k} {_shown(v)}" for k, v in {**variables, **params}.items()) +
+          f" ({book.name}, {decl.name} [{decl.rule}])")
+    if report is None:
+        _print_value(value)
+        return 0
+    for label, item in value:
+        if isinstance(item, dict):
+            print(f"{label}:")
+            _print_value(item, "  ")
+        else:
+            print(f"{label}: {_shown(item)}")
     return 0
 
 
@@ -559,7 +824,7 @@ def _position_options(command: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line: every subcommand with its options and help texts."""
-    parser = _Parser(prog=PROG, description=DESCRIPTION)
+    parser = _Parser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = commands.add_parser("check", help="compile rulebooks and report every problem")
@@ -633,13 +898,21 @@ def build_parser() -> argparse.ArgumentParser:
     draw.add_argument("--deploy", action="store_true",
                       help="play the rulebook's set-up stage with random legal choices and "
                       "draw the position after it (without --setup)")
-    draw.add_argument("--seed", type=int, default=0,
-                      help="seeds the game and the choices of --deploy (default 0)")
+    draw.add_argument("--seed", type=int, default=None,
+                      help="seeds the game and the choices of --deploy (default: a record's "
+                      "own, or 0)")
+    draw.add_argument("--position", default=None,
+                      help="draw this position instead of a starting one: a record file, a "
+                      f"file in position notation, a set-up name, or {START} (a game with "
+                      "no set-up)")
+    draw.add_argument("--to", type=_count, default=None, metavar="PLY",
+                      help="for a record: the position after its first PLY actions "
+                      "(default: after all of them)")
     draw.set_defaults(run=_render)
     why = commands.add_parser("why", help="say whether an action is legal in a position, "
                               "and which rules forbid it")
-    why.add_argument("position", help="a record file, a set-up name of the rulebook, or "
-                     f"{START} (a game with no set-up)")
+    why.add_argument("position", help="a record file, a file in position notation, a set-up "
+                     f"name of the rulebook, or {START} (a game with no set-up)")
     why.add_argument("action", nargs="+", help="the action, as its text (its words, "
                      "quoted or not) or its integer id")
     _position_options(why)
@@ -654,10 +927,48 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--list", action="store_true",
                      help="list the functions the rulebook declares, with their rules")
     ask.add_argument("--position", default=None,
-                     help="evaluate in a position: a record file, a set-up name, or "
-                     f"{START} (default: no game, as Rulebook.evaluate)")
+                     help="evaluate in a position: a record file, a file in position "
+                     f"notation, a set-up name, or {START} (default: no game, as "
+                     "Rulebook.evaluate)")
     _position_options(ask)
     ask.set_defaults(run=_evaluate)
+    tell = commands.add_parser("explain", help="what a sequence of actions would do in a "
+                               "position: the rule trail and the exact chance of every outcome",
+                               description="Play the actions on a copy of the position. The "
+                               "first one the rules refuse is named with the rules that forbid "
+                               "it; otherwise every roll that follows is followed through all "
+                               "its outcomes to where the question began, and each outcome is "
+                               "printed with its exact probability and its rule trail "
+                               "(docs/explain.md).")
+    tell.add_argument("position", help="a record file, a file in position notation, a set-up "
+                      "name, or 'start'")
+    tell.add_argument("question", nargs="+", help="the actions, separated by ';' (quote "
+                      "them): 'attack 1322; join S1; resolve'")
+    tell.add_argument("--json", action="store_true", help="print the answer as JSON "
+                      "(schema cortes_rules.explain/1)")
+    tell.add_argument("--as", dest="player", default=None, metavar="PLAYER",
+                      help="answer in this player's view (refused while pieces are hidden "
+                      "from that player; default: the umpire's view)")
+    tell.add_argument("--rolls", type=_count, default=None, metavar="N",
+                      help="follow each outcome through at most N rolls or draws")
+    _position_options(tell)
+    tell.set_defaults(run=_explain)
+    way = commands.add_parser("reach", help="the cheapest way for a piece to reach a place "
+                              "in a position, or the rule that bars the way")
+    way.add_argument("position", help="a record file, a file in position notation, a set-up "
+                     "name, or 'start'")
+    way.add_argument("piece", help="the piece's id")
+    way.add_argument("place", help="the place to reach")
+    way.add_argument("--kind", default=None, help="the kind of action to walk with "
+                     "(default: the first legal one that names the piece and a place)")
+    way.add_argument("--cost", default=None, metavar="ATTRIBUTE",
+                     help="a numeric piece attribute whose growth is a step's price "
+                     "(default: every step costs 1)")
+    way.add_argument("--json", action="store_true", help="print the answer as JSON")
+    way.add_argument("--as", dest="player", default=None, metavar="PLAYER",
+                     help="answer in this player's view")
+    _position_options(way)
+    way.set_defaults(run=_reach)
     again = commands.add_parser("replay", help="play a record and print its log and the "
                                 "position reached")
     again.add_argument("record", help="a record file")
@@ -669,14 +980,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cortes-rules`` command."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    given = getattr(args, "rulebook_option", None)
-    if given is not None:
-        positional = getattr(args, args.rulebook_dest)
-        if positional is not None and positional != given:
-            parser.error(f"two rulebooks given: {positional!r} and --rulebook {given!r}")
-        setattr(args, args.rulebook_dest, given)
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
+        _add_what_if_commands(parser, words)
+        args = parser.parse_args(words)
+        given = getattr(args, "rulebook_option", None)
+        if given is not None:
+            positional = getattr(args, args.rulebook_dest)
+            if positional is not None and positional != given:
+                parser.error(f"two rulebooks given: {positional!r} and --rulebook {given!r}")
+            setattr(args, args.rulebook_dest, given)
         return int(args.run(args))
     except CortesRulesError as error:
         print(f"{PROG}: {str(error).splitlines()[0]}", file=sys.stderr)

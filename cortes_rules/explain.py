@@ -496,12 +496,12 @@ def _summarise(before: GameState, leaves: list[Leaf], player: str | None
     return tuple(outcomes), dict(sorted(expected.items()))
 
 
-MAX_ROUTE_POSITIONS = 20_000
-"""How many positions a route search may visit before it gives up."""
+MAX_REACH_POSITIONS = 20_000
+"""How many positions a search for a way to a place may visit before it gives up."""
 
 
 @attrs.frozen
-class Route:
+class Reach:
     """Whether a piece can reach a place with the actions of one kind, and how.
 
     Attributes:
@@ -509,7 +509,7 @@ class Route:
         kind: the action kind walked with (``move``).
         steps: the cheapest sequence of actions found, each with its trail;
             empty when the destination cannot be reached.
-        cost: the cost of those steps (see :func:`route`), None when unreachable.
+        cost: the cost of those steps (see :func:`reach`), None when unreachable.
         refusal: when unreachable, why the last step is refused from the
             nearest place reached next to the destination (None when no
             reached place is next to it).
@@ -541,7 +541,7 @@ class Route:
         return tuple(seen)
 
     def as_dict(self) -> dict[str, Any]:
-        """The route as plain data."""
+        """The answer as plain data."""
         return {"schema": SCHEMA, "piece": self.piece, "destination": self.destination,
                 "kind": self.kind, "reachable": self.reachable, "cost": self.cost,
                 "steps": [step.as_dict() for step in self.steps],
@@ -564,8 +564,8 @@ class Route:
         return "\n".join(out)
 
 
-def route(state: GameState, piece: str, destination: str, *, kind: str | None = None,
-          cost: str | None = None, player: str | None = None) -> Route:
+def reach(state: GameState, piece: str, destination: str, *, kind: str | None = None,
+          cost: str | None = None, player: str | None = None) -> Reach:
     """The cheapest way for ``piece`` to reach ``destination`` from here, or why it cannot.
 
     The search applies, on copies of the position, the legal actions of one
@@ -584,7 +584,7 @@ def route(state: GameState, piece: str, destination: str, *, kind: str | None = 
     Raises:
         CortesRulesError: an unknown piece, place or attribute, no action of
             that shape for the piece here, or a search beyond
-            :data:`MAX_ROUTE_POSITIONS` positions.
+            :data:`MAX_REACH_POSITIONS` positions.
     """
     import heapq
 
@@ -620,16 +620,16 @@ def route(state: GameState, piece: str, destination: str, *, kind: str | None = 
         spent, _, here, path = heapq.heappop(frontier)
         place = here.place_of(piece) or ""
         if place == destination:
-            return Route(piece, destination, kind, path, spent, None, best)
+            return Reach(piece, destination, kind, path, spent, None, best)
         if best.get(place, spent) < spent:
             continue
         for action in (first if here is state else steps_of(here)):
             if action.kind != kind:
                 continue
             visited += 1
-            if visited > MAX_ROUTE_POSITIONS:
-                raise CortesRulesError(f"the route search visited more than "
-                                       f"{MAX_ROUTE_POSITIONS} positions")
+            if visited > MAX_REACH_POSITIONS:
+                raise CortesRulesError(f"the search for a way there visited more than "
+                                       f"{MAX_REACH_POSITIONS} positions")
             after = here.clone()
             after.apply(action)
             to = after.place_of(piece) or ""
@@ -641,7 +641,7 @@ def route(state: GameState, piece: str, destination: str, *, kind: str | None = 
             step = Step(str(action), here.current_player, _lines(after.trail(), player))
             heapq.heappush(frontier, (price, counter, after, (*path, step)))
     # Unreachable: why the step in is refused from the cheapest neighbour reached.
-    return Route(piece, destination, kind, (), None,
+    return Reach(piece, destination, kind, (), None,
                  _refused_step(state, piece, destination, kind, best, cost, player), best)
 
 
@@ -659,12 +659,13 @@ def _refused_step(state: GameState, piece: str, destination: str, kind: str,
                   ) -> Refusal | None:
     """From the cheapest reached place next to the destination: why the step in is refused."""
     goal = state.machine.world.place[destination]
+    world = state.machine.world
     for place, _ in sorted(best.items(), key=lambda item: (item[1], item[0])):
-        if not state.evaluate("adjacent(a, b)", a=place, b=goal.id):
+        if world.place[place] not in goal.neighbours:
             continue
         game = state.clone()
         if game.place_of(piece) != place:
-            found = route(game, piece, place, kind=kind, cost=cost)
+            found = reach(game, piece, place, kind=kind, cost=cost)
             for step in found.steps:
                 game.apply(step.action)
         text = f"{kind} {piece} {destination}"

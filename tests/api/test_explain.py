@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import cortes_rules
 from cortes_rules import CortesRulesError
-from cortes_rules.explain import SCHEMA, explain, route
+from cortes_rules.explain import SCHEMA, explain, reach
 from conftest import to_phase
 from positions import GARRISON
 
@@ -283,26 +283,26 @@ def test_explain_an_objection_to_an_interphase(veteran):
         explain(state, "split; object", rolls=-1)
 
 
-# ------------------------------------------------------------------ routes
+# ------------------------------------------------------------------ reach
 @pytest.mark.rule("7.13")
 @pytest.mark.rule("7.7")
-def test_route_finds_the_cheapest_way_in_and_names_the_rule_that_bars_it(book):
+def test_reach_finds_the_cheapest_way_in_and_names_the_rule_that_bars_it(book):
     state = in_battle(book, {"S9": "3021", "S1": "3021"}, "spanish_land_movement")
     # Cavalry reaches the chinampa hex 3020 only along the causeway (7.13):
     # 3021 -> 2920 (clear, 1 MP) -> 3020 across the causeway hexside (2 MP).
-    found = route(state, "S9", "3020", cost="spent")
+    found = reach(state, "S9", "3020", cost="spent")
     assert found.reachable and found.cost == 3
     assert [step.action for step in found.steps] == ["move S9 2920", "move S9 3020"]
     assert all("7.7" in step.trail[0].rules for step in found.steps)
     # Infantry walks straight in for the chinampa hex's 2 MP.
-    direct = route(state, "S1", "3020", cost="spent")
+    direct = reach(state, "S1", "3020", cost="spent")
     assert [step.action for step in direct.steps] == ["move S1 3020"] and direct.cost == 2
     # Boxed in by chinampa hexes without a causeway, the cavalry cannot move.
     boxed = in_battle(book, {"S9": "3220"}, "spanish_land_movement")
-    barred = route(boxed, "S9", "3120", kind="move", cost="spent")
+    barred = reach(boxed, "S9", "3120", kind="move", cost="spent")
     assert not barred.reachable and barred.refusal.rules == ("7.13",)
     assert "cannot reach" in str(barred) and "[7.13]" in str(barred)
     assert state.to_notation() == in_battle(book, {"S9": "3021", "S1": "3021"},
                                             "spanish_land_movement").to_notation()
     with pytest.raises(CortesRulesError, match="no place"):
-        route(state, "S9", "9999")
+        reach(state, "S9", "9999")
