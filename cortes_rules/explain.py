@@ -313,9 +313,9 @@ def explain(state: GameState, question: str | Action | int | Iterable[str | Acti
             return Explanation(tuple(map(str, actions)), where, player, tuple(steps),
                                refusal, (), {}, _policy_name(policy))
         steps.append(Step(str(game.history[-1]), who, _lines(game.trail(), player)))
-    before = game.clone()
+    asked = game._log    # the outcomes' trails start after the question's own
     leaves = _follow(game, start_site, turn_phase, policy or first_legal, rolls)
-    outcomes, expected = _summarise(before, leaves, player)
+    outcomes, expected = _summarise(state, asked, leaves, player)
     return Explanation(tuple(step.action for step in steps), where, player, tuple(steps),
                        None, outcomes, expected, _policy_name(policy))
 
@@ -450,23 +450,28 @@ def _moved(before: GameState, after: GameState) -> tuple[tuple[str, str | None, 
 def _values(before: GameState, after: GameState) -> tuple[tuple[str, str, str], ...]:
     from .engine.compile import format_value
 
-    return tuple((name, format_value(old), format_value(after.values[name]))
+    def shown(value: Any) -> str:
+        return format_value(value) or "(empty)"
+
+    return tuple((name, shown(old), shown(after.values[name]))
                  for name, old in before.values.items()
-                 if format_value(old) != format_value(after.values[name]))
+                 if shown(old) != shown(after.values[name]))
 
 
 Leaf = tuple[Fraction, "GameState", tuple[str, ...]]
 
 
-def _summarise(before: GameState, leaves: list[Leaf], player: str | None
+def _summarise(before: GameState, asked: Any, leaves: list[Leaf], player: str | None
                ) -> tuple[tuple[Possibility, ...], dict[str, dict[str, Fraction]]]:
+    """Group the ends by position; what changed is measured from the position asked
+    about (``before``), the trails from the end of the question's actions (``asked``)."""
     from .engine.machine import _log_between
 
     # Leaves that end in one position are one outcome; their distinct trails its paths.
     groups: dict[Any, list[Any]] = {}
     expected: dict[str, dict[str, Fraction]] = {}
     for probability, state, decisions in leaves:
-        trail = _lines(_log_between(before._log, state._log), player)
+        trail = _lines(_log_between(asked, state._log), player)
         key = repr(state._position_key(outcome_only=True))
         group = groups.get(key)
         if group is None:

@@ -306,3 +306,26 @@ def test_reach_finds_the_cheapest_way_in_and_names_the_rule_that_bars_it(book):
                                             "spanish_land_movement").to_notation()
     with pytest.raises(CortesRulesError, match="no place"):
         reach(state, "S9", "9999")
+
+
+# ------------------------------------------------------------------ a charge
+@pytest.mark.rule("11.4")
+@pytest.mark.rule("11.5")
+def test_explain_a_cavalry_charge_then_the_battle(veteran):
+    # S9 (cavalry, 6) charges A11 (a regular warrior, 3) in clear 1111: one
+    # die succeeds on 3-6 (11.4). A success takes a step and drives the
+    # warrior off, ending the battle (11.5); a failure leaves the battle to
+    # be fought at 2:1 (8.9), column 2:1 of 13.2.
+    crt_2_1 = [(2, 1), (3, 2), (1, 2), (2, 2), (1, 1), (1, 2), (0, 0), (0, 1), (1, 2), (0, 2),
+               (1, 3)]
+    state = in_battle(veteran, {"S9": "1110", "A11": "1111"}, "spanish_land_combat")
+    answer = explain(state, "attack 1111; join S9; resolve; charge")
+    assert answer.probability("it succeeds") == Fraction(4, 6)
+    assert answer.probability("rides into 1111, vacated by the charge") == Fraction(4, 6)
+    fails = Fraction(2, 6)
+    for (lost_a, lost_d), chance in result_chances(crt_2_1).items():
+        assert answer.probability(f"result {lost_a}/{lost_d} ") == fails * chance
+    assert sum((o.probability for o in answer.outcomes), Fraction(0)) == 1
+    driven = [o for o in answer.outcomes if ("S9", "1110", "1111") in o.moved
+              and any(p == "A11" and to not in ("1111", "dead.aztec") for p, _, to in o.moved)]
+    assert sum(o.probability for o in driven) == Fraction(4, 6)
