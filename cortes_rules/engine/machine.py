@@ -1361,16 +1361,17 @@ class GameState:
 
         The flat arrays (where pieces are, what places hold, the attributes,
         the stamps) are shared until either state writes to one: the first
-        write copies it (copy on write). The frames are copied shallowly; the
-        log and history are immutable chains, shared.
+        write copies it (copy on write). The procedure frames are shared too:
+        only :meth:`apply` writes to them, and it copies them first. The log
+        and history are immutable chains, shared.
         """
         twin = object.__new__(GameState)
         mine = self.__dict__
         mine.update(_ALL_SHARED)
         twin.__dict__ = copied = mine.copy()   # one C-level copy, not a key-by-key update
-        copied["player_attrs"] = {k: v[:] for k, v in self.player_attrs.items()}
+        if self.player_attrs:   # no player attribute: nothing to write, the dict is shared
+            copied["player_attrs"] = {k: v[:] for k, v in self.player_attrs.items()}
         copied["values"] = self.values.copy()
-        copied["stack"] = [[f[0], f[1], f[2].copy()] for f in self.stack]
         return twin
 
     def explain(self, question: Any, *, player: str | None = None,
@@ -1762,6 +1763,8 @@ class GameState:
         snapshot = self.clone()
         self._legal = None
         log_before = self._log
+        # The frames are shared with every clone (the snapshot too): run on copies.
+        self.stack = [[f[0], f[1], f[2].copy()] for f in self.stack]
         try:
             self._resume(kind, values, option, scratch)
             # (action, earlier history, the log as the action found it): the
