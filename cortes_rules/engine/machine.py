@@ -130,7 +130,16 @@ class LogEntry:
 
 
 class Outcome:
-    """How a finished game ended: winner(s), scores, and why."""
+    """How a finished game ended: winner(s), scores, and why.
+
+    Attributes:
+        winners: the winning players (several in a shared victory, none in a draw).
+        winner: the one winner, or None when there is not exactly one.
+        reason: why the game ended, in words (the ending clause's text).
+        scores: points by player, when the rulebook keeps a ``score``.
+        details: what the ending's ``report`` names (a level of victory,
+            points by cause).
+    """
 
     def __init__(self, winners: tuple[str, ...], reason: str,
                  scores: Mapping[str, Any] | None = None,
@@ -139,7 +148,6 @@ class Outcome:
         self.winner = winners[0] if len(winners) == 1 else None
         self.reason = reason
         self.scores = dict(scores or {})
-        #: What the ending's ``report`` names (a level of victory, points by cause).
         self.details = dict(details or {})
 
     def __repr__(self) -> str:
