@@ -590,34 +590,33 @@ def _why(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    import json
-
     from .explain import explain
 
     _, state, shown = _position(args.position, args.rulebook, args.to, args.seed)
     answer = explain(state, " ".join(args.question), player=args.player, rolls=args.rolls)
-    if args.json:
-        print(json.dumps(answer.as_dict(), indent=2, ensure_ascii=False))
-    else:
-        print(f"({shown})")
-        print(answer)
+    _print_answer(answer, args.json, f"({shown})")
     return 0
 
 
 def _reach(args: argparse.Namespace) -> int:
-    import json
-
     from .explain import reach
 
     _, state, shown = _position(args.position, args.rulebook, args.to, args.seed)
     answer = reach(state, args.piece, args.place, kind=args.kind, cost=args.cost,
                    player=args.player)
-    if args.json:
+    _print_answer(answer, args.json, f"Position: {shown}: {_where(state)}")
+    return 0
+
+
+def _print_answer(answer: Any, as_json: bool, heading: str) -> None:
+    """An answer of ``cortes_rules.explain``: as JSON, or its text under a heading."""
+    import json
+
+    if as_json:
         print(json.dumps(answer.as_dict(), indent=2, ensure_ascii=False))
     else:
-        print(f"Position: {shown}: {_where(state)}")
+        print(heading)
         print(answer)
-    return 0
 
 
 def _variable(text: str) -> tuple[str, Any]:

@@ -52,6 +52,9 @@ MAX_DECISIONS = 5_000
 Policy = Callable[["GameState"], int]
 """Chooses a legal action id at a decision the question did not settle."""
 
+Leaf = tuple[Fraction, "GameState", tuple[str, ...]]
+"""One end of a question's consequences: (probability, state, decisions taken)."""
+
 
 def first_legal(state: GameState) -> int:
     """The default policy: the legal action with the lowest id."""
@@ -377,10 +380,9 @@ def _policy_name(policy: Policy | None) -> str:
 
 
 def _follow(game: GameState, site: tuple[int, int, int] | None, turn_phase: tuple[int, int],
-            policy: Policy, rolls: int | None
-            ) -> list[tuple[Fraction, GameState, tuple[str, ...]]]:
+            policy: Policy, rolls: int | None) -> list[Leaf]:
     """Every end of the question's consequences: (probability, state, decisions taken)."""
-    leaves: list[tuple[Fraction, GameState, tuple[str, ...]]] = []
+    leaves: list[Leaf] = []
     pending: list[tuple[Fraction, GameState, tuple[str, ...], int]] = [
         (Fraction(1), game, (), 0)]
     visited = 0
@@ -456,9 +458,6 @@ def _values(before: GameState, after: GameState) -> tuple[tuple[str, str, str], 
     return tuple((name, shown(old), shown(after.values[name]))
                  for name, old in before.values.items()
                  if shown(old) != shown(after.values[name]))
-
-
-Leaf = tuple[Fraction, "GameState", tuple[str, ...]]
 
 
 def _summarise(before: GameState, asked: Any, leaves: list[Leaf], player: str | None

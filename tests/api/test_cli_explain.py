@@ -9,18 +9,11 @@ from pathlib import Path
 import pytest
 
 import cortes_rules
-from cortes_rules.cli import main
+from cli_run import run_cli
 from conftest import to_phase
 from positions import GARRISON
 
 
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        status = main(list(args))
-    except SystemExit as stop:
-        status = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _position_file(tmp_path: Path, book: cortes_rules.Rulebook, positions: dict[str, str],
@@ -36,11 +29,11 @@ def test_explain_prints_the_trail_and_the_exact_outcomes(tmp_path, capsys, book)
     where = _position_file(tmp_path, book, {"S1": "1321", "S20": "1321", "Cortes": "1321",
                                             "A11": "1322"}, "spanish_land_combat")
     question = "attack 1322; join S1; join S20; join Cortes; resolve"
-    status, out, err = _cli(capsys, "explain", where, question)
+    status, out, err = run_cli(capsys, "explain", where, question)
     assert status == 0, err
     assert "final column 1:1" in out and "-3 [8.14]" in out
     assert "Outcomes:" in out and "summing to 1" in out
-    status, out, err = _cli(capsys, "explain", where, question, "--json")
+    status, out, err = run_cli(capsys, "explain", where, question, "--json")
     assert status == 0, err
     data = json.loads(out)
     assert data["schema"] == "cortes_rules.explain/1" and data["total_probability"] == "1"
@@ -51,10 +44,10 @@ def test_explain_prints_the_trail_and_the_exact_outcomes(tmp_path, capsys, book)
 @pytest.mark.rule("7.13")
 def test_explain_names_the_rule_that_refuses_a_move(tmp_path, capsys, book):
     where = _position_file(tmp_path, book, {"S9": "3021"}, "spanish_land_movement")
-    status, out, err = _cli(capsys, "explain", where, "move S9 3020")
+    status, out, err = run_cli(capsys, "explain", where, "move S9 3020")
     assert status == 0, err
     assert "move S9 3020 (spanish): illegal here" in out and "[7.13]" in out
-    status, out, _ = _cli(capsys, "explain", where, "move S9 3020", "--json")
+    status, out, _ = run_cli(capsys, "explain", where, "move S9 3020", "--json")
     assert json.loads(out)["refusal"]["reasons"][0]["rule"] == "7.13"
 
 
@@ -64,7 +57,7 @@ def test_explain_rolls_limits_how_far_the_answer_goes(tmp_path, capsys):
     knights = {"A1": "1111", "A2": "1111", "A3": "1111", "A4": "1112", "A5": "1112",
                "A6": "1112", "A7": "1212"}
     where = _position_file(tmp_path, veteran, {**knights, "S1": "2921"}, "end_of_turn")
-    status, out, err = _cli(capsys, "explain", where, "split; object", "--rolls", "1",
+    status, out, err = run_cli(capsys, "explain", where, "split; object", "--rolls", "1",
                             "--json")
     assert status == 0, err
     data = json.loads(out)
@@ -76,20 +69,20 @@ def test_explain_rolls_limits_how_far_the_answer_goes(tmp_path, capsys):
 @pytest.mark.rule("7.7")
 def test_reach_prints_the_cheapest_path(tmp_path, capsys, book):
     where = _position_file(tmp_path, book, {"S9": "3021"}, "spanish_land_movement")
-    status, out, err = _cli(capsys, "reach", where, "S9", "3020", "--cost", "spent")
+    status, out, err = run_cli(capsys, "reach", where, "S9", "3020", "--cost", "spent")
     assert status == 0, err
     assert "S9 reaches 3020 in 2 steps, cost 3" in out
     assert out.index("move S9 2920") < out.index("move S9 3020")
-    status, out, _ = _cli(capsys, "reach", where, "S9", "3020", "--json")
+    status, out, _ = run_cli(capsys, "reach", where, "S9", "3020", "--json")
     assert json.loads(out)["reachable"] is True
 
 
 @pytest.mark.rule("8.8")
 def test_explain_errors_are_one_line(tmp_path, capsys, book):
     where = _position_file(tmp_path, book, {"S1": "1110"}, "spanish_land_combat")
-    status, _, err = _cli(capsys, "explain", where, "fly S1 1111")
+    status, _, err = run_cli(capsys, "explain", where, "fly S1 1111")
     assert status == 1 and err.count("\n") == 1
-    status, _, err = _cli(capsys, "explain", where, "end", "--as", "nobody")
+    status, _, err = run_cli(capsys, "explain", where, "end", "--as", "nobody")
     assert status == 1 and "no player 'nobody'" in err
-    status, _, err = _cli(capsys, "reach", where, "S99", "1111")
+    status, _, err = run_cli(capsys, "reach", where, "S99", "1111")
     assert status == 1 and "no piece 'S99'" in err

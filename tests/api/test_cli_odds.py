@@ -17,21 +17,13 @@ from pathlib import Path
 import pytest
 
 import cortes_rules
-from cortes_rules.cli import main
+from cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ROOT / "rulebook" / "cortes" / "13-tables.rules"
 MINIMAL = ROOT / "tests" / "fixtures" / "good" / "minimal.rules"
 
 
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run the command in this process: (status, stdout, stderr)."""
-    try:
-        status = main(list(args))
-    except SystemExit as stop:
-        status = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _table() -> tuple[list[str], dict[int, list[str]]]:
@@ -90,7 +82,7 @@ def _printed(out: str) -> tuple[str, str, dict[str, Fraction], str]:
 def test_odds_prints_the_worked_example_of_a_major_fortress(
         capsys: pytest.CaptureFixture[str]) -> None:
     # 8.14: 26 against 7 is 3:1; three columns left for a major fortress, read at 1:2.
-    status, out, err = _cli(capsys, "odds", "26", "7", "--shift", "-3")
+    status, out, err = run_cli(capsys, "odds", "26", "7", "--shift", "-3")
     assert (status, err) == (0, "")
     lines = out.splitlines()
     assert lines[0].startswith("attack 26, defense 7, shift -3 (cortes, odds_what_if")
@@ -106,7 +98,7 @@ def test_odds_prints_the_worked_example_of_a_major_fortress(
 ])
 def test_odds_chances_are_the_table_column_on_two_dice(
         attack: int, defense: int, shift: int, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _cli(capsys, "odds", str(attack), str(defense), "--shift", str(shift))
+    status, out, _ = run_cli(capsys, "odds", str(attack), str(defense), "--shift", str(shift))
     assert status == 0
     raw, final, chances, total = _printed(out)
     want_raw, want_final, want = _expected(attack, defense, shift)
@@ -118,10 +110,10 @@ def test_odds_chances_are_the_table_column_on_two_dice(
 @pytest.mark.rule("13.2")
 def test_odds_shift_defaults_to_none_and_results_prints_the_chances_alone(
         capsys: pytest.CaptureFixture[str]) -> None:
-    _, plain, _ = _cli(capsys, "odds", "26", "7")
-    _, zero, _ = _cli(capsys, "odds", "26", "7", "--shift", "0")
+    _, plain, _ = run_cli(capsys, "odds", "26", "7")
+    _, zero, _ = run_cli(capsys, "odds", "26", "7", "--shift", "0")
     assert plain == zero and "final column: 3:1" in plain.splitlines()
-    status, out, _ = _cli(capsys, "results", "26", "7", "--shift", "-3")
+    status, out, _ = run_cli(capsys, "results", "26", "7", "--shift", "-3")
     assert status == 0
     chances = cortes_rules.load("cortes").evaluate("results_what_if(-3)", attack=26,
                                                    defense=7)
@@ -133,12 +125,12 @@ def test_odds_shift_defaults_to_none_and_results_prints_the_chances_alone(
 
 @pytest.mark.rule("4.2")
 def test_what_if_commands_are_listed_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _cli(capsys, "--help")
+    status, out, _ = run_cli(capsys, "--help")
     assert status == 0
     assert re.search(r"^    odds +what-if question of cortes: odds_what_if\(shift\)", out, re.M)
     assert "each function NAME_what_if it (or its library) declares is the command NAME" \
         in " ".join(out.split())
-    status, out, _ = _cli(capsys, "odds", "--help")
+    status, out, _ = run_cli(capsys, "odds", "--help")
     assert status == 0
     assert "ATTACK" in out and "DEFENSE" in out and "--shift VALUE" in out
 
@@ -155,7 +147,7 @@ def test_what_if_commands_are_listed_in_the_help(capsys: pytest.CaptureFixture[s
 def test_what_if_commands_refuse_bad_input_in_one_line(
         args: tuple[str, ...], status: int, message: str,
         capsys: pytest.CaptureFixture[str]) -> None:
-    returned, out, err = _cli(capsys, *args)
+    returned, out, err = run_cli(capsys, *args)
     assert returned == status
     assert err.count("\n") == 1, err
     assert err.startswith("cortes-rules: ") and message in err
@@ -175,17 +167,17 @@ rule 9.1 "Questions" {
   function check_what_if(bonus) = bonus
 }
 ''', encoding="utf-8")
-    status, out, err = _cli(capsys, "pace", "goal", "R", "--bonus", "2", "--times", "3",
+    status, out, err = run_cli(capsys, "pace", "goal", "R", "--bonus", "2", "--times", "3",
                             "--rulebook", str(book))
     assert (status, err) == (0, "")
     assert out.splitlines() == ["to goal, runner R, bonus 2, times 3 "
                                 "(minimal_race, pace_what_if [9.1])", "6"]
-    _, out, _ = _cli(capsys, "pace", "goal", "R", "--times", "5", "--rulebook", str(book))
+    _, out, _ = run_cli(capsys, "pace", "goal", "R", "--times", "5", "--rulebook", str(book))
     assert out.splitlines()[-1] == "0"              # an option left out is 0
-    status, _, err = _cli(capsys, "pace", "goal", "R9", "--rulebook", str(book))
+    status, _, err = run_cli(capsys, "pace", "goal", "R9", "--rulebook", str(book))
     assert status == 1 and err.count("\n") == 1 and "R9" in err
     # A built-in command keeps its name; what the rulebook does not declare is refused.
-    status, out, _ = _cli(capsys, "check", str(book))
+    status, out, _ = run_cli(capsys, "check", str(book))
     assert status == 0 and "ok" in out
-    status, _, err = _cli(capsys, "odds", "26", "7", "--rulebook", str(book))
+    status, _, err = run_cli(capsys, "odds", "26", "7", "--rulebook", str(book))
     assert status == 2 and "invalid choice: 'odds'" in err

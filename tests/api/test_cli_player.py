@@ -10,19 +10,12 @@ import pytest
 
 import cortes_rules
 from cortes_rules.cli import build_parser, main
+from cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "rulebook" / "cortes" / "demo.record"
 
 
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run the command in this process: (status, stdout, stderr)."""
-    try:
-        status = main(list(args))   # any exception but SystemExit fails the test
-    except SystemExit as stop:
-        status = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _commands() -> dict[str, argparse.ArgumentParser]:
@@ -60,30 +53,30 @@ def test_help_texts_carry_no_markup() -> None:
 @pytest.mark.rule("7.16")
 def test_why_in_a_record_position_names_the_forbidding_rule(
         capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _cli(capsys, "why", str(DEMO), "--to", "4", "move", "S2", "2910")
+    status, out, _ = run_cli(capsys, "why", str(DEMO), "--to", "4", "move", "S2", "2910")
     assert status == 0
     lines = out.splitlines()
     assert lines[0].startswith(f"Position: {DEMO} after 4 of its ")
     assert "Spanish land movement; to act: spanish" in lines[0]
     assert lines[1:] == ["move S2 2910: illegal here", "  [7.16] Causeways: forbidden when to "
                          "has causeway and not crossing has causeway"]
-    status, out, _ = _cli(capsys, "why", str(DEMO), "--to", "3", "move S9 3010")
+    status, out, _ = run_cli(capsys, "why", str(DEMO), "--to", "3", "move S9 3010")
     assert out.splitlines()[-1] == "move S9 3010: legal here"
 
 
 @pytest.mark.rule("3.2")
 def test_why_in_a_set_up_or_at_the_start(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _cli(capsys, "why", "start", "place", "A1", "3016")
+    status, out, _ = run_cli(capsys, "why", "start", "place", "A1", "3016")
     assert status == 0
     assert out.splitlines()[1:] == [
         "place A1 3016: illegal here",
         "  [3.2] Spanish deployment: forbidden when unit is aztec and side == spanish"]
-    _, out, _ = _cli(capsys, "why", "--rulebook", "cortes", "demo", "end")
+    _, out, _ = run_cli(capsys, "why", "--rulebook", "cortes", "demo", "end")
     assert out.splitlines() == [
         "Position: set-up demo (seed 0): turn 1, Spanish lake movement; to act: spanish",
         "end: legal here"]
     book = cortes_rules.load("cortes")
-    _, by_id, _ = _cli(capsys, "why", "demo", str(book.action_id("end")))
+    _, by_id, _ = run_cli(capsys, "why", "demo", str(book.action_id("end")))
     assert by_id.splitlines()[-1] == "end: legal here"
 
 
@@ -106,7 +99,7 @@ def test_why_in_a_set_up_or_at_the_start(capsys: pytest.CaptureFixture[str]) -> 
 def test_player_commands_refuse_bad_input_in_one_line(
         args: tuple[str, ...], status: int, message: str,
         capsys: pytest.CaptureFixture[str]) -> None:
-    returned, _, err = _cli(capsys, *args)
+    returned, _, err = run_cli(capsys, *args)
     assert returned == status
     assert err.count("\n") == 1, err
     assert err.startswith("cortes-rules: ") and message in err
@@ -115,20 +108,20 @@ def test_player_commands_refuse_bad_input_in_one_line(
 @pytest.mark.rule("8.14")
 def test_evaluate_asks_the_rulebooks_own_odds_and_results(
         capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _cli(capsys, "evaluate", "odds_what_if(-3)", "attack=26", "defense=7")
+    status, out, _ = run_cli(capsys, "evaluate", "odds_what_if(-3)", "attack=26", "defense=7")
     assert (status, out) == (0, "(3:1, 1:2)\n")     # 3:1 against a major fortress: 1:2
-    _, out, _ = _cli(capsys, "evaluate", "results_what_if(0)", "attack=26", "defense=7")
+    _, out, _ = run_cli(capsys, "evaluate", "results_what_if(0)", "attack=26", "defense=7")
     lines = out.splitlines()
     assert "(1, 2): 1/9 (11.11%)" in lines
     assert lines[-1] == "total: 1 (100.00%)"
-    _, listed, _ = _cli(capsys, "evaluate", "--list")
+    _, listed, _ = run_cli(capsys, "evaluate", "--list")
     assert "odds_what_if(shift)  [lib:hex_wargame]" in listed.splitlines()
 
 
 @pytest.mark.rule("8.18")
 def test_evaluate_in_a_position_of_a_record(capsys: pytest.CaptureFixture[str]) -> None:
     # After its ninth action the demonstration has S1 and S9 committed against 3012.
-    status, out, _ = _cli(capsys, "evaluate", "battle_forecast()", "--position", str(DEMO),
+    status, out, _ = run_cli(capsys, "evaluate", "battle_forecast()", "--position", str(DEMO),
                           "--to", "9")
     assert status == 0
     lines = out.splitlines()
@@ -139,13 +132,13 @@ def test_evaluate_in_a_position_of_a_record(capsys: pytest.CaptureFixture[str]) 
 @pytest.mark.rule("8.18")
 def test_replay_prints_the_log_and_the_position_reached(
         capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _cli(capsys, "replay", str(DEMO))
+    status, out, _ = run_cli(capsys, "replay", str(DEMO))
     assert status == 0
     assert out.startswith(f"Replay of {DEMO} after ")
     assert "attacker rolls 11 at 2:1: result 0/2 (attacker/defender steps) " \
         "[8.18, 8.19, 8.22, 13.2]" in out
     assert out.endswith("Game over: the turn limit (1) was reached; winner: none.\n")
-    _, part, _ = _cli(capsys, "replay", str(DEMO), "--to", "4")
+    _, part, _ = run_cli(capsys, "replay", str(DEMO), "--to", "4")
     assert "after 4 of its " in part.splitlines()[0]
     assert "attacker rolls" not in part
     assert "turn 1, Spanish land movement; to act: spanish" in part
@@ -154,13 +147,13 @@ def test_replay_prints_the_log_and_the_position_reached(
 @pytest.mark.rule("7.16")
 def test_rule_shows_summary_clause_and_interpretations_of_a_named_rulebook(
         capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _cli(capsys, "rule", "7.16", "--rulebook", "cortes")
+    status, out, _ = run_cli(capsys, "rule", "7.16", "--rulebook", "cortes")
     assert status == 0
     assert out.startswith("7.16  Causeways\n")
     assert "\nSummary: " in out
     assert "Interpretations of this rule: " in out and "causeway_exit" in out
     assert "Formal statements, as written:\n" in out
-    status, other, _ = _cli(capsys, "rule", "IV.21", "--rulebook", "grands_strateges")
+    status, other, _ = run_cli(capsys, "rule", "IV.21", "--rulebook", "grands_strateges")
     assert status == 0 and other.startswith("IV.21  ")
-    status, _, err = _cli(capsys, "rule", "4.21", "--rulebook", "grands_strateges")
+    status, _, err = run_cli(capsys, "rule", "4.21", "--rulebook", "grands_strateges")
     assert status == 1 and "did you mean 'IV.21'?" in err

@@ -15,7 +15,7 @@ import pytest
 
 import cortes_rules
 from cortes_rules import GameState
-from cortes_rules.cli import main
+from cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "rulebook" / "cortes" / "demo.record"
@@ -23,14 +23,6 @@ SVG = "{http://www.w3.org/2000/svg}"
 SEEDS = (1, 7)
 
 
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run the command in this process: (status, stdout, stderr)."""
-    try:
-        status = main(list(args))
-    except SystemExit as stop:
-        status = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @functools.cache
@@ -76,7 +68,7 @@ def test_why_in_a_position_in_notation_agrees_with_the_state(
     path = _written(tmp_path, state)
     book = _book()
     for text in _some_actions(state):
-        status, out, err = _cli(capsys, "why", str(path), text)
+        status, out, err = run_cli(capsys, "why", str(path), text)
         assert (status, err) == (0, "")
         lines = out.splitlines()
         assert lines[0] == f"Position: {path}, a position in notation (seed {seed}): " \
@@ -96,11 +88,11 @@ def test_evaluate_in_a_position_in_notation(
         seed: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state = _played(seed)
     path = _written(tmp_path, state)
-    status, out, _ = _cli(capsys, "evaluate", "--position", str(path), "turn")
+    status, out, _ = run_cli(capsys, "evaluate", "--position", str(path), "turn")
     assert status == 0
     assert out.splitlines()[1:] == [str(state.turn)]
     assert state.turn > 1          # 200 actions go past the first turn: the turn was read
-    _, out, _ = _cli(capsys, "evaluate", "--position", str(path),
+    _, out, _ = run_cli(capsys, "evaluate", "--position", str(path),
                      "count(list(u for u in pieces where u.place != none))")
     assert out.splitlines()[1:] == [str(len(state.positions()))]
 
@@ -119,14 +111,14 @@ def test_render_draws_a_position_in_notation(
     state = _played(seed)
     path = _written(tmp_path, state)
     picture = tmp_path / "x.svg"
-    status, out, err = _cli(capsys, "render", "--position", str(path), "-o", str(picture))
+    status, out, err = run_cli(capsys, "render", "--position", str(path), "-o", str(picture))
     assert (status, err) == (0, "")
     positions = state.positions()
     assert out.startswith(f"{picture}: {len(positions)} pieces placed ({path}, a position "
                           "in notation")
     assert _counters(picture) == Counter(positions.items())
     # The set-up drawn by default is not that position.
-    status, _, _ = _cli(capsys, "render", "-o", str(tmp_path / "start.svg"))
+    status, _, _ = run_cli(capsys, "render", "-o", str(tmp_path / "start.svg"))
     assert status == 0 and _counters(tmp_path / "start.svg") != Counter(positions.items())
 
 
@@ -134,7 +126,7 @@ def test_render_draws_a_position_in_notation(
 def test_render_draws_a_record_a_set_up_and_the_start(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     picture = tmp_path / "x.svg"
-    status, out, _ = _cli(capsys, "render", "--position", str(DEMO), "--to", "5",
+    status, out, _ = run_cli(capsys, "render", "--position", str(DEMO), "--to", "5",
                           "-o", str(picture))
     assert status == 0 and f"({DEMO} after 5 of its " in out
     book = _book()
@@ -143,9 +135,9 @@ def test_render_draws_a_record_a_set_up_and_the_start(
     for line, action in record.actions[:5]:
         cortes_rules.record.play(state, line, action, path=record.path)
     assert _counters(picture) == Counter(state.positions().items())
-    status, _, _ = _cli(capsys, "render", "--position", "demo", "-o", str(picture))
+    status, _, _ = run_cli(capsys, "render", "--position", "demo", "-o", str(picture))
     assert status == 0 and _counters(picture) == Counter(book.setup_positions("demo").items())
-    status, out, _ = _cli(capsys, "render", "--position", "start", "-o", str(picture))
+    status, out, _ = run_cli(capsys, "render", "--position", "start", "-o", str(picture))
     assert status == 0 and out.startswith(f"{picture}: 0 pieces placed")
 
 
@@ -154,10 +146,10 @@ def test_a_position_of_a_scenario_loads_the_scenario(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state = _played(3, "grands_strateges", "IV", actions=60)
     path = _written(tmp_path, state)
-    status, out, err = _cli(capsys, "evaluate", "--position", str(path), "turn")
+    status, out, err = run_cli(capsys, "evaluate", "--position", str(path), "turn")
     assert (status, err) == (0, "")
     assert out.splitlines()[1:] == [str(state.turn)]
-    status, out, _ = _cli(capsys, "render", "--position", str(path), "-o",
+    status, out, _ = run_cli(capsys, "render", "--position", str(path), "-o",
                           str(tmp_path / "gs.svg"))
     assert status == 0 and _counters(tmp_path / "gs.svg") == Counter(state.positions().items())
 
@@ -166,12 +158,12 @@ def test_a_position_of_a_scenario_loads_the_scenario(
 def test_a_record_is_still_read_as_a_record(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # A record starts with 'rulebook' and 'seed' too; its next line is not a position's.
-    status, out, _ = _cli(capsys, "why", str(DEMO), "--to", "3", "end")
+    status, out, _ = run_cli(capsys, "why", str(DEMO), "--to", "3", "end")
     assert status == 0 and f"Position: {DEMO} after 3 of its " in out
     record = tmp_path / "short.record"
     record.write_text("# a record\nrulebook cortes\nseed 4\nsetup demo\nend\n",
                       encoding="utf-8")
-    status, out, err = _cli(capsys, "why", str(record), "end")
+    status, out, err = run_cli(capsys, "why", str(record), "end")
     assert (status, err) == (0, "")
     assert out.startswith(f"Position: {record} after 1 of its 1 actions (seed 4)")
 
@@ -201,7 +193,7 @@ def test_a_broken_position_is_refused_in_one_line_naming_the_line(
     # The first line that differs from the good text is the one the message names.
     line = next((i for i, (a, b) in enumerate(zip(text.split("\n"), good.split("\n"),
                                                   strict=False), start=1) if a != b), 0)
-    status, out, err = _cli(capsys, *(a.format(path=path) for a in args))
+    status, out, err = run_cli(capsys, *(a.format(path=path) for a in args))
     assert status == 1
     assert err.count("\n") == 1, err
     assert err.startswith(f"cortes-rules: {path}" if "line" in message else "cortes-rules: ")

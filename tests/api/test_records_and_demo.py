@@ -13,6 +13,7 @@ import cortes_rules
 from cortes_rules.demo import run_demo
 from cortes_rules.errors import RecordError
 from cortes_rules.record import format_record, parse_record, replay
+from cli_run import run_cli
 
 DEMO = Path(__file__).resolve().parents[2] / "rulebook" / "cortes" / "demo.record"
 
@@ -126,16 +127,6 @@ def test_record_names_its_rulebook_and_actions_come_back_canonical() -> None:
     assert format_record(state).startswith("rulebook cortes\nseed 2\n")
 
 
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run the command in this process: (status, stdout, stderr)."""
-    from cortes_rules.cli import main
-
-    try:
-        status = main(list(args))   # any exception but SystemExit fails the test
-    except SystemExit as exit_:
-        status = int(exit_.code or 0)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.mark.rule("4.2")
@@ -148,11 +139,11 @@ def test_cli_demo_runs_as_a_module() -> None:
 
 @pytest.mark.rule("4.2")
 def test_cli_rules_and_check_commands(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _cli(capsys, "rules")
+    status, out, _ = run_cli(capsys, "rules")
     assert status == 0
     assert "  8.14  Major fortress\n" in out
     assert "library hex_wargame" in out
-    status, out, _ = _cli(capsys, "check")
+    status, out, _ = run_cli(capsys, "check")
     assert status == 0
     rules = cortes_rules.load("cortes").program.rules.values()
     clauses = sum(1 for r in rules if not r.mechanism)
@@ -165,14 +156,14 @@ def test_cli_rules_and_check_commands(capsys: pytest.CaptureFixture[str]) -> Non
 @pytest.mark.rule("8.14")
 def test_cli_rule_prints_the_clause_and_what_it_lowers_to(
         capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _cli(capsys, "rule", "8.14")
+    status, out, _ = run_cli(capsys, "rule", "8.14")
     assert status == 0
     assert out.startswith("8.14  Major fortress\n  rulebook/cortes/08-combat.rules:")
     assert "Summary: Defenders in a major fortress shift the odds three columns left" in out
     assert "Formal statements, as written:\n  shift 3 left when target has major_fortress\n" \
         in out
     assert "Lowered onto the core:\n  contribute column_shift" in out
-    _, causeways, _ = _cli(capsys, "rule", "7.16")
+    _, causeways, _ = run_cli(capsys, "rule", "7.16")
     assert "Depends on interpretation causeway_exit (Leaving a causeway hex across a " \
         "plain hexside): reading along_causeway" in causeways
     assert "Interpretations of this rule: " in causeways and "causeway_exit" in causeways
@@ -192,7 +183,7 @@ def test_cli_rule_prints_the_clause_and_what_it_lowers_to(
 def test_cli_bad_input_is_one_line_and_a_nonzero_status(
         args: tuple[str, ...], status: int, message: str,
         capsys: pytest.CaptureFixture[str]) -> None:
-    returned, _, err = _cli(capsys, *args)
+    returned, _, err = run_cli(capsys, *args)
     assert returned == status
     assert err.count("\n") == 1, err
     assert err.startswith("cortes-rules: ") and message in err

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,19 +11,6 @@ from conftest import to_phase
 from positions import GARRISON
 
 
-def play(state, seed, count):
-    choose = random.Random(seed)
-    for _ in range(count):
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.apply_chance()
-        else:
-            ids = state.legal_action_ids()
-            state.apply(ids[choose.randrange(len(ids))])
-    return state
-
-
 @pytest.mark.rule("8.18")
 @settings(max_examples=8, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -33,7 +18,7 @@ def play(state, seed, count):
 def test_the_trails_of_all_actions_are_the_log_after_the_first_action(book, seed):
     state = book.new_game(seed=seed, setup="historical")
     opening = len(state.log)             # lines written before any action (the set-up)
-    play(state, seed, 300)
+    state.random_playout(seed, 300)
     plies = len(state.history)
     trails = [entry for ply in range(plies) for entry in state.trail(ply)]
     assert trails == state.log[opening:]
