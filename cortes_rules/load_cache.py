@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from ._resources import data_dir
 
@@ -41,6 +41,8 @@ ENV = "CORTES_RULES_CACHE"
 _OFF = ("off", "0", "no", "false", "none")
 _PACKAGE = Path(__file__).resolve().parent
 _FORMAT = b"cortes_rules load cache 1\n"
+SHIPPED_TABLES = _PACKAGE / "_tables"
+"""The grammar's parse tables built with the package (:mod:`cortes_rules.parse_tables`)."""
 T = TypeVar("T")
 
 
@@ -137,37 +139,51 @@ def store(entry_key: str, value: Any) -> None:
         return
     try:
         data = _FORMAT + _dumps(value)
-        place.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=place, suffix=".part")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, place / f"{entry_key}.pickle")
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return
+    write_atomically(place / f"{entry_key}.pickle", lambda out: out.write(data))
+
+
+def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> None:
+    """Let ``write`` fill a temporary file beside ``path``, then rename it to ``path``,
+    so a process beside this one never reads half a file. A folder that cannot
+    be written, or a ``write`` that fails, leaves nothing behind."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".part")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as out:
+            write(out)
+        os.replace(temporary, target)
+    except Exception:  # noqa: BLE001, S110 - the cache is an optimisation: never an error
+        pass
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
 
 
 def grammar_tables(grammar: str) -> str | None:
-    """The file where lark keeps the parse tables of ``grammar``, or None (no cache).
+    """The file where the parse tables of ``grammar`` are kept, or None (no cache).
 
-    Building the LALR tables of the rules grammar takes about a second;
-    lark's own cache (its ``cache=`` option) stores them, and checks the
-    grammar's and its options' hash on every read, so a stale or damaged file
-    is rebuilt, never used.
+    Building the LALR tables of the rules grammar takes about half a second;
+    :mod:`cortes_rules.dsl.parse` keeps them in this file (lark's ``save``),
+    named by a hash of ``grammar``, which the caller makes hold everything
+    the tables depend on. When the folder has no such file yet, the one built
+    with the package (:mod:`cortes_rules.parse_tables`) is copied there first.
     """
     place = folder()
     if place is None:
         return None
-    try:
-        place.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
     digest = hashlib.sha256(grammar.encode("utf-8", "surrogateescape"))
     digest.update(sys.version.encode())
-    return str(place / f"grammar-{digest.hexdigest()[:40]}.lark")
+    table = place / f"grammar-{digest.hexdigest()[:40]}.tables"
+    shipped = SHIPPED_TABLES / table.name
+    if not table.exists() and shipped.is_file():
+        write_atomically(table, lambda out: out.write(shipped.read_bytes()))
+    return str(table)
 
 
 def cached(files: Callable[[], Iterable[Path]], arguments: Any, make: Callable[[], T]) -> T:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import os
 import re
 from typing import Any, TypeVar
 
@@ -86,16 +87,55 @@ def _parser_for(forms: tuple[ir.FormDecl, ...]) -> lark.Lark:
     if forms:
         alternatives, rules = grammar_rules(forms)
         grammar = grammar.replace("// @form-uses", "| " + alternatives, 1) + "\n" + rules + "\n"
-    options: dict[str, Any] = {"parser": "lalr", "propagate_positions": True,
-                               "maybe_placeholders": True}
-    table_file = load_cache.grammar_tables(grammar)
-    if table_file is not None:
-        options["cache"] = table_file  # lark checks the grammar's hash inside the file
-    probe = lark.Lark(grammar, **options)
-    keywords = {t.name: _keyword_guard for t in probe.terminals
-                if (isinstance(t.pattern, lark.lexer.PatternStr) and t.pattern.value.isalpha())
-                or t.pattern.value.endswith("\\b/") or t.pattern.value.endswith("\\b")}
-    return lark.Lark(grammar, lexer_callbacks=keywords, **options)
+    # The keyword guards are lexer callbacks, but which terminals are keywords
+    # is known only once lark has built (or loaded) the parser. lark keeps the
+    # callbacks dict it is given and reads it when a lexer first scans, so the
+    # guards are added to that dict after construction; the grammar is built
+    # once, not twice.
+    keywords: dict[str, Any] = {_NO_TERMINAL: _keyword_guard}
+    parser = _lark(grammar, keywords, start="start")
+    keywords.update({t.name: _keyword_guard for t in parser.terminals if _is_keyword(t)})
+    if parser.lexer_conf.callbacks is not keywords:  # a lark that copies them: build again
+        parser = lark.Lark(grammar, lexer_callbacks=dict(keywords), **_OPTIONS)
+    return parser
+
+
+_OPTIONS: dict[str, Any] = {"parser": "lalr", "propagate_positions": True,
+                            "maybe_placeholders": True}
+
+
+def _lark(grammar: str, callbacks: dict[str, Any] | None, start: str) -> lark.Lark:
+    """lark's parser of ``grammar``, its tables read from the load cache's folder when
+    they are there (:func:`.load_cache.grammar_tables`), else built and stored.
+
+    The file name hashes the grammar, the options and the versions of lark and
+    Python; a file that does not load (damaged, foreign) is built again."""
+    options = {**_OPTIONS, "start": start}
+    table = load_cache.grammar_tables(f"{grammar}\n// {sorted(options.items())} lark "
+                                      f"{lark.__version__}")
+    extra = {"lexer_callbacks": callbacks} if callbacks else {}
+    if table is not None and os.path.isfile(table):
+        try:
+            with open(table, "rb") as stored:
+                # Lark.load with load-time options (its cache= path does the same).
+                return lark.Lark.__new__(lark.Lark)._load(stored, **extra)
+        except Exception:  # noqa: BLE001, S110 - any unreadable table is simply rebuilt
+            pass
+    parser = lark.Lark(grammar, **options, **extra)
+    if table is not None:
+        load_cache.write_atomically(table, lambda out: parser.save(out, {"lexer_callbacks"}))
+    return parser
+
+
+# A name no terminal has: it keeps the callbacks dict non-empty, which lark
+# needs to keep the dict itself rather than a fresh empty one.
+_NO_TERMINAL = "__NO_SUCH_TERMINAL__"
+
+
+def _is_keyword(terminal: lark.lexer.TerminalDef) -> bool:
+    pattern = terminal.pattern
+    return ((isinstance(pattern, lark.lexer.PatternStr) and pattern.value.isalpha())
+            or pattern.value.endswith("\\b/") or pattern.value.endswith("\\b"))
 
 
 def _expected(names: set[str] | frozenset[str], parser: lark.Lark | None = None
@@ -123,11 +163,7 @@ _CHOICES = re.compile(r"\(([a-z|]+)\)\\b")
 
 @functools.lru_cache(maxsize=1)
 def _expression_parser() -> lark.Lark:
-    grammar = grammar_path().read_text(encoding="utf-8")
-    table_file = load_cache.grammar_tables(grammar + "\n// start: expr")
-    return lark.Lark(grammar, parser="lalr", propagate_positions=True,
-                     maybe_placeholders=True, start="expr",
-                     **({"cache": table_file} if table_file else {}))
+    return _lark(grammar_path().read_text(encoding="utf-8"), None, start="expr")
 
 
 def parse_expression(text: str, path: str = "<expression>") -> ir.Expr:

@@ -11,14 +11,17 @@ the rulebook's first (2.1: the game is what its files say).
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
+import lark
 import pytest
 
 import cortes_rules
-from cortes_rules import load_cache
+from cortes_rules import load_cache, parse_tables
 from cortes_rules.dsl import parse
-from cortes_rules.loader import _compile_rulebook, compile_rulebook
+from cortes_rules.loader import (_compile_rulebook, compile_rulebook, parse_files, resolve,
+                                 rule_files)
 
 MINIMAL = Path(__file__).resolve().parents[1] / "fixtures" / "good" / "minimal.rules"
 EXTRA = '''
@@ -38,6 +41,7 @@ def cache(tmp_path, monkeypatch) -> Path:
 
 def fresh(name, **arguments):
     arguments = {"options": (), "replace": None, "readings": None, "scenario": None,
+                 "every_reading": False,
                  **arguments}
     return _compile_rulebook(name, **arguments)
 
@@ -128,7 +132,7 @@ def test_a_fifo_among_the_files_is_refused_not_waited_for(cache, tmp_path):
 def test_damaged_grammar_tables_are_rebuilt_not_used(cache):
     parse._parser_for.cache_clear()
     expected = compile_rulebook(MINIMAL)
-    tables = list(cache.glob("grammar-*.lark"))
+    tables = list(cache.glob("grammar-*.tables"))
     assert tables
     for table in tables:
         table.write_bytes(b"junk\n")
@@ -137,3 +141,42 @@ def test_damaged_grammar_tables_are_rebuilt_not_used(cache):
     parse._parser_for.cache_clear()
     assert compile_rulebook(MINIMAL) == expected
     assert all(table.read_bytes() != b"junk\n" for table in tables)
+
+
+@pytest.mark.rule("2.1")
+def test_tables_built_with_the_package_spare_a_first_load_the_lalr_build(
+        cache, tmp_path, monkeypatch):
+    """The build's tables (parse_tables.build, run by setup.py) are copied into an
+    empty cache folder and loaded; lark builds no table, and the parse is the same."""
+    expected = parse_files(rule_files(resolve("cortes")))
+    shipped = tmp_path / "shipped"
+    written = parse_tables.build(shipped)
+    assert len(written) >= 2 and all(p.stat().st_size > 10_000 for p in written)
+    monkeypatch.setattr(load_cache, "SHIPPED_TABLES", shipped)
+    parse_tables._forget_parsers(parse)
+    built: list[object] = []
+    real_init = lark.Lark.__init__
+
+    def counting_init(self, *args, **kwargs):
+        built.append(args[:1])
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(lark.Lark, "__init__", counting_init)
+    for table in cache.glob("grammar-*.tables"):   # written by the first parse above
+        table.unlink()
+    assert parse_files(rule_files(resolve("cortes"))) == expected
+    assert built == []
+    assert {p.name for p in cache.glob("grammar-*.tables")} <= {p.name for p in written}
+    assert list(cache.glob("grammar-*.tables"))
+    parse_tables._forget_parsers(parse)
+
+
+@pytest.mark.rule("2.1")
+def test_the_installed_package_ships_the_tables_of_its_grammar():
+    """setup.py's build_py wrote the tables (the README installs the package
+    before testing); each loads as the parser of the grammar it is named for."""
+    shipped = sorted(load_cache.SHIPPED_TABLES.glob("grammar-*.tables"))
+    assert len(shipped) >= 3, "pip install -e . builds cortes_rules/_tables"
+    with tempfile.TemporaryDirectory() as scratch:
+        rebuilt = {p.name for p in parse_tables.build(Path(scratch))}
+    assert rebuilt <= {p.name for p in shipped}
