@@ -294,7 +294,8 @@ def _check_static(program: ir.Program, machine: Machine) -> None:
 def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
          map: StrPath | None = None, counters: StrPath | None = None,
          setups: StrPath | None = None, readings: Mapping[str, str] | None = None,
-         scenario: str | int | None = None, backend: str | None = None) -> Rulebook:
+         scenario: str | int | None = None, backend: str | None = None,
+         every_reading: bool = False) -> Rulebook:
     """Compile and check a rulebook.
 
     Args:
@@ -317,6 +318,10 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
         backend: ``"compiled"``, ``"python"`` or ``"auto"``; by default the
             environment variable ``CORTES_RULES_BACKEND`` decides, else ``auto``
             (the compiled core when it is built). See :func:`cortes_rules.backend`.
+        every_reading: also check the rules under every reading of the
+            interpretations registry that this load does not follow, as
+            ``cortes-rules check`` does. Without it a load checks what it
+            runs: the readings chosen, with every optional rule switched on.
 
     Raises:
         RulesSyntaxError, RulesCheckError: the rules are broken; every
@@ -325,7 +330,8 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
     replace = {k: v for k, v in (("map", map), ("counters", counters), ("setups", setups))
                if v is not None}
     program, warnings = compile_rulebook(name_or_path, options=options, replace=replace,
-                                         readings=readings, scenario=scenario)
+                                         readings=readings, scenario=scenario,
+                                         every_reading=every_reading)
     return Rulebook(program, warnings, backend)
 
 

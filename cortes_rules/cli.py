@@ -165,10 +165,11 @@ def _part_of_a_rulebook(target: str) -> str | None:
 
 
 def _check_one(target: str, scenario: str | None) -> int:
-    """Check a rulebook as ``load`` does; one with scenarios is checked in each."""
+    """Check a rulebook as ``load`` does, and under every reading of the registry; one
+    with scenarios is checked in each."""
     shown = f"{target}, scenario {scenario}" if scenario else target
     try:
-        book = load(target, scenario=scenario)   # everything a load checks
+        book = load(target, scenario=scenario, every_reading=True)
     except RulesError as error:
         for diagnostic in error.diagnostics:
             print(diagnostic.render(), file=sys.stderr)

@@ -230,6 +230,7 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
                      replace: dict[str, StrPath] | None = None,
                      readings: Mapping[str, str] | None = None,
                      scenario: str | int | None = None,
+                     every_reading: bool = False,
                      ) -> tuple[ir.Program, list[Diagnostic]]:
     """Parse, lower and check a rulebook.
 
@@ -243,6 +244,11 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
             its default.
         scenario: for a rulebook with scenarios, the one to play, by name
             ("IXa") or number (4 for "IV"); none: the first.
+        every_reading: also check the program under every reading not
+            chosen, of every interpretation entry some clause or map line
+            depends on (what ``cortes-rules check`` and :func:`check_path`
+            do). A load checks the readings it will run, with every optional
+            rule switched on; the other readings cost one more check each.
 
     Returns:
         The program and its warnings.
@@ -258,7 +264,7 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
         options = tuple(options)
     arguments = (os.fspath(name_or_path) if isinstance(name_or_path, (str, os.PathLike))
                  else repr(name_or_path), options, sorted((replace or {}).items()),
-                 sorted((readings or {}).items()), scenario)
+                 sorted((readings or {}).items()), scenario, every_reading)
 
     def files() -> list[Path]:
         read = rule_files(resolve(name_or_path))
@@ -268,13 +274,15 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
         return read
 
     return load_cache.cached(files, arguments, lambda: _compile_rulebook(
-        name_or_path, options=options, replace=replace, readings=readings, scenario=scenario))
+        name_or_path, options=options, replace=replace, readings=readings, scenario=scenario,
+        every_reading=every_reading))
 
 
 def _compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str],
                       replace: dict[str, StrPath] | None,
                       readings: Mapping[str, str] | None,
                       scenario: str | int | None,
+                      every_reading: bool,
                       ) -> tuple[ir.Program, list[Diagnostic]]:
     modules = parse_files(rule_files(resolve(name_or_path)))
     for kind, path in (replace or {}).items():
@@ -303,14 +311,13 @@ def _compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str],
     chosen = _chosen_readings(modules, readings)
     program = lower(modules, wanted, chosen)
     # Check every rule, switched on or not, so a broken optional rule is found
-    # before anyone switches it on; and so every reading of every entry that
-    # some clause depends on.
+    # before anyone switches it on; when asked, every other reading too.
     everything = lower(modules, optional, chosen) if optional - set(wanted) else program
     diagnostics = check(everything)
     if everything is not program:
         # A clause that is always on may not lean on a rule switched off.
         diagnostics += [d for d in check(program) if d.severity == "error"]
-    for entry, reading in _other_readings(everything):
+    for entry, reading in _other_readings(everything) if every_reading else ():
         diagnostics += [d for d in check(lower(modules, optional, {**chosen, entry: reading}))
                         if d.severity == "error"]
     errors = errors_only(list({(d.span, d.message): d for d in diagnostics}.values()))
@@ -473,7 +480,7 @@ def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) 
 def check_path(name_or_path: StrPath) -> list[Diagnostic]:
     """Every diagnostic (syntax, then semantic) for a rulebook; empty when clean."""
     try:
-        _, warnings = compile_rulebook(name_or_path)
+        _, warnings = compile_rulebook(name_or_path, every_reading=True)
     except RulesError as error:
         return list(error.diagnostics)
     return warnings

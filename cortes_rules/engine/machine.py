@@ -1670,13 +1670,13 @@ class GameState:
         space = self.machine.space
         if op == ROLL:
             kind = space.kinds["roll"]
-            pairs = [(space.action(kind.encode((v,))), p) for v, p in
-                     self._roll_outcomes(ins, frame)]
+            ids = [(kind.encode((v,)), p) for v, p in self._roll_outcomes(ins, frame)]
         else:
             pool = self._draw_pool(ins, frame)
             kind = space.kinds["draw"]
-            pairs = [(space.action(kind.encode((p,))), Fraction(1, len(pool))) for p in pool]
-        return sorted(pairs, key=lambda ap: space.number(ap[0]))
+            ids = [(kind.encode((p,)), Fraction(1, len(pool))) for p in pool]
+        ids.sort(key=lambda pair: pair[0])   # in the order of their action ids
+        return [(space.action(number), p) for number, p in ids]
 
     def apply_chance(self) -> Action:
         """At a chance node, draw an outcome with the state's seeded generator and apply it."""

@@ -17,6 +17,7 @@ from cortes_rules import CortesRulesError, IllegalActionError, registry
 from cortes_rules.cli import main
 from cortes_rules.engine.machine import GameState
 from cortes_rules.errors import RulesCheckError, StartError
+from cortes_rules.loader import check_path
 
 ROOT = Path(__file__).resolve().parents[2]
 CORTES = ROOT / "rulebook" / "cortes"
@@ -281,13 +282,23 @@ def test_an_unknown_entry_or_reading_is_a_check_error(tmp_path, extra, message, 
 
 
 @pytest.mark.rule("7.3")
-def test_statements_of_a_reading_not_chosen_are_checked_too(tmp_path) -> None:
+def test_statements_of_a_reading_not_chosen_are_checked_too(tmp_path, capsys) -> None:
+    """``check`` (and ``load(every_reading=True)``) check every reading; a plain
+    load checks the readings it runs, and refuses the broken one once chosen."""
     extra = ('rule 99.1 "Test" {\n  summary "s"\n'
              '  when reading minimum_move is any_points_left {\n'
              '    forbid move when unit is no_such_class\n  }\n}\n')
+    folder = _rulebook_with(tmp_path, extra)
     with pytest.raises(RulesCheckError) as caught:
-        cortes_rules.load(_rulebook_with(tmp_path, extra))
+        cortes_rules.load(folder, every_reading=True)
     assert any("no_such_class" in d.message for d in caught.value.diagnostics)
+    assert any("no_such_class" in d.message for d in check_path(folder))
+    assert main(["check", str(folder)]) == 1
+    assert "no_such_class" in capsys.readouterr().err
+    cortes_rules.load(folder)  # the default reading runs, and it is sound
+    with pytest.raises(RulesCheckError) as chosen:
+        cortes_rules.load(folder, readings={"minimum_move": "any_points_left"})
+    assert any("no_such_class" in d.message for d in chosen.value.diagnostics)
 
 
 @pytest.mark.rule("14.0")
