@@ -165,25 +165,26 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[bytes]], 
             os.unlink(temporary)
 
 
-def grammar_tables(grammar: str) -> str | None:
-    """The file where the parse tables of ``grammar`` are kept, or None (no cache).
+def grammar_tables(grammar: str) -> tuple[Path | None, tuple[Path, ...]]:
+    """Where the parse tables of ``grammar`` are kept, and where they may be read.
 
     Building the LALR tables of the rules grammar takes about half a second;
-    :mod:`cortes_rules.dsl.parse` keeps them in this file (lark's ``save``),
-    named by a hash of ``grammar``, which the caller makes hold everything
-    the tables depend on. When the folder has no such file yet, the one built
-    with the package (:mod:`cortes_rules.parse_tables`) is copied there first.
+    :mod:`cortes_rules.dsl.parse` keeps them (lark's ``save``) in a file named
+    by a hash of ``grammar``, which the caller makes hold everything the
+    tables depend on.
+
+    Returns:
+        ``(kept, readable)``: the file in the cache folder (None when caching
+        is off), and the files that exist among it and the one built with the
+        package (:mod:`cortes_rules.parse_tables`), in the order to try them.
     """
-    place = folder()
-    if place is None:
-        return None
     digest = hashlib.sha256(grammar.encode("utf-8", "surrogateescape"))
     digest.update(sys.version.encode())
-    table = place / f"grammar-{digest.hexdigest()[:40]}.tables"
-    shipped = SHIPPED_TABLES / table.name
-    if not table.exists() and shipped.is_file():
-        write_atomically(table, lambda out: out.write(shipped.read_bytes()))
-    return str(table)
+    name = f"grammar-{digest.hexdigest()[:40]}.tables"
+    place = folder()
+    kept = place / name if place is not None else None
+    readable = tuple(p for p in (kept, SHIPPED_TABLES / name) if p is not None and p.is_file())
+    return kept, readable
 
 
 def cached(files: Callable[[], Iterable[Path]], arguments: Any, make: Callable[[], T]) -> T:

@@ -5,15 +5,16 @@ and as much again for the grammar a library's forms extend. A load keeps
 them in the load cache's folder (:func:`cortes_rules.load_cache.grammar_tables`),
 so only a machine's very first load pays. The build pays instead:
 ``setup.py`` runs :func:`build`, which parses every shipped rulebook and one
-expression with an empty cache folder and keeps the table files lark wrote,
+expression with an empty cache folder and keeps the table files written,
 in ``cortes_rules/_tables/`` (:data:`cortes_rules.load_cache.SHIPPED_TABLES`;
 not in git: they are build output).
 
-A load that finds no table in its cache folder copies the shipped one there.
-lark writes, inside each file, the hash of the grammar, the parser's options,
-lark's own version and Python's; a table built by another lark or another
-Python is rebuilt on first use, never used. A user's rulebook that uses the
-shipped libraries' forms uses the same tables.
+A load that finds no table in its cache folder (or runs with the cache off)
+reads the shipped one. A table's file name hashes the grammar, the parser's
+options and the versions of lark and Python, so a table built by another
+lark or another Python is never read: it is built on first use and kept in
+the cache folder. A user's rulebook that uses the shipped libraries' forms
+uses the same tables.
 
 Run ``python -m cortes_rules.parse_tables FOLDER`` to build them by hand.
 """
@@ -36,14 +37,17 @@ def build(into: Path) -> list[Path]:
 
     into.mkdir(parents=True, exist_ok=True)
     previous = os.environ.get(load_cache.ENV)
+    shipped = load_cache.SHIPPED_TABLES
     with tempfile.TemporaryDirectory() as scratch:
         os.environ[load_cache.ENV] = scratch
+        load_cache.SHIPPED_TABLES = Path(scratch) / "read none"   # build every table
         try:
             _forget_parsers(parse)
             for name in shipped_rulebooks():
                 parse_files(rule_files(resolve(name)))
             parse.parse_expression("1")
         finally:
+            load_cache.SHIPPED_TABLES = shipped
             _forget_parsers(parse)
             if previous is None:
                 os.environ.pop(load_cache.ENV, None)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextvars
 import functools
-import os
 import re
 from typing import Any, TypeVar
 
@@ -105,25 +104,26 @@ _OPTIONS: dict[str, Any] = {"parser": "lalr", "propagate_positions": True,
 
 
 def _lark(grammar: str, callbacks: dict[str, Any] | None, start: str) -> lark.Lark:
-    """lark's parser of ``grammar``, its tables read from the load cache's folder when
-    they are there (:func:`.load_cache.grammar_tables`), else built and stored.
+    """lark's parser of ``grammar``, its tables read from the load cache's folder or
+    from those built with the package (:func:`.load_cache.grammar_tables`), else
+    built and kept in the cache folder.
 
     The file name hashes the grammar, the options and the versions of lark and
-    Python; a file that does not load (damaged, foreign) is built again."""
+    Python; a file that does not load (damaged, foreign) is passed over."""
     options = {**_OPTIONS, "start": start}
-    table = load_cache.grammar_tables(f"{grammar}\n// {sorted(options.items())} lark "
-                                      f"{lark.__version__}")
+    kept, readable = load_cache.grammar_tables(f"{grammar}\n// {sorted(options.items())} "
+                                               f"lark {lark.__version__}")
     extra = {"lexer_callbacks": callbacks} if callbacks else {}
-    if table is not None and os.path.isfile(table):
+    for table in readable:
         try:
-            with open(table, "rb") as stored:
+            with table.open("rb") as stored:
                 # Lark.load with load-time options (its cache= path does the same).
                 return lark.Lark.__new__(lark.Lark)._load(stored, **extra)
-        except Exception:  # noqa: BLE001, S110 - any unreadable table is simply rebuilt
-            pass
+        except Exception:  # noqa: BLE001, S112 - an unreadable table is passed over
+            continue
     parser = lark.Lark(grammar, **options, **extra)
-    if table is not None:
-        load_cache.write_atomically(table, lambda out: parser.save(out, {"lexer_callbacks"}))
+    if kept is not None:
+        load_cache.write_atomically(kept, lambda out: parser.save(out, {"lexer_callbacks"}))
     return parser
 
 
