@@ -317,7 +317,7 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
             statements (forces, deployment, victory conditions, length).
         backend: ``"compiled"``, ``"python"`` or ``"auto"``; by default the
             environment variable ``CORTES_RULES_BACKEND`` decides, else ``auto``
-            (the compiled core when it is built). See :func:`cortes_rules.backend`.
+            (the compiled core when it is built). See ``cortes_rules.backend()``.
         every_reading: also check the rules under every reading of the
             interpretations registry that this load does not follow, as
             ``cortes-rules check`` does. Without it a load checks what it

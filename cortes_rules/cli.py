@@ -454,7 +454,7 @@ def _position(text: str, rulebook: str | None, to: int | None,
     """The rulebook, the state and a description of the position a command names.
 
     A position is, in this order: a file, either a position in notation
-    (:func:`_is_notation`) or a record (played to its end, or to its first
+    (``_is_notation()``) or a record (played to its end, or to its first
     ``to`` actions), a set-up of the rulebook, or ``start`` (a game with no
     set-up, at the rulebook's set-up stage if it has one).
     """

@@ -1,17 +1,17 @@
-"""The exceptions of cortes_rules, all rooted in :class:`CortesRulesError`.
+"""The exceptions of cortes_rules, all rooted in ``CortesRulesError``.
 
 They are split by cause, so a caller can tell a broken rulebook from an
 illegal move from a bad record:
 
-- :class:`RulesSyntaxError`: a rules file does not parse.
-- :class:`RulesCheckError`: a rules file parses but the checker found
+- ``RulesSyntaxError``: a rules file does not parse.
+- ``RulesCheckError``: a rules file parses but the checker found
   problems (every diagnostic is reported at once).
-- :class:`IllegalActionError`: an action is not legal in a state; it names
+- ``IllegalActionError``: an action is not legal in a state; it names
   the rules that forbid it.
-- :class:`StartError`: a game's starting position breaks a rule.
-- :class:`NotationError`: an action's text form does not parse.
-- :class:`RecordError`: a saved game record is bad; it names the line.
-- :class:`BackendError`: the core asked for cannot run (see
+- ``StartError``: a game's starting position breaks a rule.
+- ``NotationError``: an action's text form does not parse.
+- ``RecordError``: a saved game record is bad; it names the line.
+- ``BackendError``: the core asked for cannot run (see
   ``CORTES_RULES_BACKEND``).
 """
 

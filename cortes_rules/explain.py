@@ -22,7 +22,7 @@ The explanation also gives, for each side, the expected change of every
 numeric piece attribute (for a wargame's ``steps``: the expected steps lost).
 
 Nothing here knows a game: the question is actions of the rulebook, the
-answer is what its clauses did. The schema of :meth:`Explanation.as_dict`
+answer is what its clauses did. The schema of ``Explanation.as_dict()``
 is described in ``docs/explain.md``.
 """
 
@@ -279,7 +279,7 @@ def explain(state: GameState, question: str | Action | int | Iterable[str | Acti
             from that player (the odds would tell what the hidden pieces
             are). None answers as the umpire, who sees everything.
         policy: chooses the decisions met inside the outcomes (default:
-            :func:`first_legal`).
+            ``first_legal()``).
         rolls: follow each outcome through at most this many chance events
             (rolls and draws), to the decision after the last one; None
             follows them all. An objection roll whose consequence is a whole
@@ -288,7 +288,7 @@ def explain(state: GameState, question: str | Action | int | Iterable[str | Acti
     Raises:
         CortesRulesError: an empty question, an unknown player, a question
             asked in a hidden player's view, or more than
-            :data:`MAX_BRANCHES` positions to follow.
+            ``MAX_BRANCHES`` positions to follow.
         NotationError: an action's text is not an action of this rulebook.
     """
     actions = _actions(question)
@@ -513,7 +513,7 @@ class Reach:
         kind: the action kind walked with (``move``).
         steps: the cheapest sequence of actions found, each with its trail;
             empty when the destination cannot be reached.
-        cost: the cost of those steps (see :func:`reach`), None when unreachable.
+        cost: the cost of those steps (see ``reach()``), None when unreachable.
         refusal: when unreachable, why the last step is refused from the
             nearest place reached next to the destination (None when no
             reached place is next to it).
@@ -583,12 +583,12 @@ def reach(state: GameState, piece: str, destination: str, *, kind: str | None = 
             (for Cortés, ``spent``: movement points); by default each step
             costs 1.
         player: answer in this player's view (refused while pieces are hidden
-            from that player, as :func:`explain` is).
+            from that player, as ``explain()`` is).
 
     Raises:
         CortesRulesError: an unknown piece, place or attribute, no action of
             that shape for the piece here, or a search beyond
-            :data:`MAX_REACH_POSITIONS` positions.
+            ``MAX_REACH_POSITIONS`` positions.
     """
     import heapq
 

@@ -42,7 +42,7 @@ _OFF = ("off", "0", "no", "false", "none")
 _PACKAGE = Path(__file__).resolve().parent
 _FORMAT = b"cortes_rules load cache 1\n"
 SHIPPED_TABLES = _PACKAGE / "_tables"
-"""The grammar's parse tables built with the package (:mod:`cortes_rules.parse_tables`)."""
+"""The grammar's parse tables built with the package (``cortes_rules.parse_tables``)."""
 T = TypeVar("T")
 
 
@@ -169,14 +169,14 @@ def grammar_tables(grammar: str) -> tuple[Path | None, tuple[Path, ...]]:
     """Where the parse tables of ``grammar`` are kept, and where they may be read.
 
     Building the LALR tables of the rules grammar takes about half a second;
-    :mod:`cortes_rules.dsl.parse` keeps them (lark's ``save``) in a file named
+    ``cortes_rules.dsl.parse`` keeps them (lark's ``save``) in a file named
     by a hash of ``grammar``, which the caller makes hold everything the
     tables depend on.
 
     Returns:
         ``(kept, readable)``: the file in the cache folder (None when caching
         is off), and the files that exist among it and the one built with the
-        package (:mod:`cortes_rules.parse_tables`), in the order to try them.
+        package (``cortes_rules.parse_tables``), in the order to try them.
     """
     digest = hashlib.sha256(grammar.encode("utf-8", "surrogateescape"))
     digest.update(sys.version.encode())

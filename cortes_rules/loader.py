@@ -99,7 +99,7 @@ def read_rules_file(path: Path) -> str:
     """The text of one rules file, read safely.
 
     Only a regular file is read (not a folder, a FIFO or a device), at most
-    :data:`MAX_RULES_FILE_BYTES` of it, and it must be UTF-8.
+    ``MAX_RULES_FILE_BYTES`` of it, and it must be UTF-8.
 
     Raises:
         CortesRulesError: the file cannot be read, is not a regular file, is
@@ -193,7 +193,7 @@ def parse_files(files: Iterable[Path]) -> list[ir.Module]:
     The libraries that the files ``use`` (in their game block) are parsed
     first, each with the forms of those before it; their forms then extend
     the language in which the files themselves are read (see
-    :mod:`cortes_rules.dsl.forms`). The result starts with the libraries.
+    ``cortes_rules.dsl.forms``). The result starts with the libraries.
     """
     files = list(files)
     texts = [(file, read_rules_file(file)) for file in files]
@@ -246,7 +246,7 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
             ("IXa") or number (4 for "IV"); none: the first.
         every_reading: also check the program under every reading not
             chosen, of every interpretation entry some clause or map line
-            depends on (what ``cortes-rules check`` and :func:`check_path`
+            depends on (what ``cortes-rules check`` and ``check_path()``
             do). A load checks the readings it will run, with every optional
             rule switched on; the other readings cost one more check each.
 
@@ -257,7 +257,7 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
         RulesSyntaxError: a file does not parse.
         RulesCheckError: the checker found errors (all are reported).
 
-    A successful result is kept in the load cache (:mod:`cortes_rules.load_cache`),
+    A successful result is kept in the load cache (``cortes_rules.load_cache``),
     keyed by the files read, these arguments and the package's code.
     """
     if not isinstance(options, str):

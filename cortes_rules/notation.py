@@ -6,7 +6,7 @@ values, the places' and players' attributes (markers, tallies), the
 rulebook's values, what was revealed to whom, the turn and phase, the
 running procedures with their variables, and the state of the seeded
 generator. It knows no game: every name in it is one the rulebook declares.
-:meth:`GameState.to_notation` writes one, :meth:`Rulebook.position` reads
+``GameState.to_notation()`` writes one, ``Rulebook.position()`` reads
 one back, and the state read behaves exactly as the one written, from then
 on (the same legal actions, the same dice from ``apply_chance``, the same
 log lines). The log and the history of actions are not part of a position:
@@ -63,7 +63,7 @@ phase's procedure up to the first decision, as a game entering the phase
 would.
 
 Reading checks everything and reports a problem as a
-:class:`~cortes_rules.errors.NotationError` that names the line.
+``NotationError`` that names the line.
 """
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 
 lark needs about half a second to build the LALR tables of the rules grammar
 and as much again for the grammar a library's forms extend. A load keeps
-them in the load cache's folder (:func:`cortes_rules.load_cache.grammar_tables`),
+them in the load cache's folder (``cortes_rules.load_cache.grammar_tables()``),
 so only a machine's very first load pays. The build pays instead:
-``setup.py`` runs :func:`build`, which parses every shipped rulebook and one
+``setup.py`` runs ``build()``, which parses every shipped rulebook and one
 expression with an empty cache folder and keeps the table files written,
-in ``cortes_rules/_tables/`` (:data:`cortes_rules.load_cache.SHIPPED_TABLES`;
+in ``cortes_rules/_tables/`` (``cortes_rules.load_cache.SHIPPED_TABLES``;
 not in git: they are build output).
 
 A load that finds no table in its cache folder (or runs with the cache off)

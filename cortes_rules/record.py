@@ -15,7 +15,7 @@ A record starts with header lines, then lists actions in their text form::
     ? move A12 2910  # a question: why is this illegal here? (not played)
 
 Every action line must be an action the rulebook declares, with arguments of
-the declared types (:meth:`cortes_rules.Rulebook.parse_action`); it is
+the declared types (``cortes_rules.Rulebook.parse_action()``); it is
 checked when the record is read. Without a ``rulebook`` line the record
 belongs to the only rulebook shipped with the package.
 

@@ -112,7 +112,7 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
     """Play one game with uniformly random legal choices for every player.
 
     Args:
-        rulebook: a rulebook name or path, or a loaded :class:`Rulebook`
+        rulebook: a rulebook name or path, or a loaded ``Rulebook``
             (``options`` then must be empty: it is already compiled).
         seed: seeds the dice and the choices.
         options: optional rules: rule numbers, presets (``"veteran"``) or ``"all"``.

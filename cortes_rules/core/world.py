@@ -1,6 +1,6 @@
 """The static world of a core game: players, places, pieces, dice, tables.
 
-Built once per rulebook from the checked program (:class:`~cortes_rules.dsl.ir.Program`).
+Built once per rulebook from the checked program (``Program``).
 Everything here is fixed for the whole game; what changes during play lives
 in the machine's state as flat arrays indexed by the integer ids given here
 (``Piece.index``, ``Place.index``, ``Player.index``).
@@ -269,7 +269,7 @@ class World:
     def sight_lines(self, a: Place, b: Place) -> tuple[tuple[Place, ...], ...]:
         """The map's hexes between two hexes along the straight line joining their
         centres, as two lines pushed a hair either way (see
-        :func:`hexgrid.sight_lines`); they differ only where it runs along a hexside."""
+        ``hexgrid.sight_lines()``); they differ only where it runs along a hexside."""
         if a.kind != "hex" or b.kind != "hex":
             raise CortesRulesError(f"sight lines run between hexes, not {a} and {b}")
         return tuple(tuple(self.place[h] for h in line if h in self.place)

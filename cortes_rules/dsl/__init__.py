@@ -2,11 +2,11 @@
 
 Each stage is one module with one job:
 
-- :mod:`.parse`: text to IR nodes (lark, positions kept).
-- :mod:`.ir`: the frozen attrs classes of the IR.
-- :mod:`.lower`: many files' IR into one :class:`~.ir.Program`, with
+- ``.parse``: text to IR nodes (lark, positions kept).
+- ``.ir``: the frozen attrs classes of the IR.
+- ``.lower``: many files' IR into one ``Program``, with
   symbol tables and optional rules switched on or off.
-- :mod:`.check`: names, types, duplicates and dead rules, all diagnostics
+- ``.check``: names, types, duplicates and dead rules, all diagnostics
   at once.
-- :mod:`.diagnostics`: how a problem is reported (file:line:column, caret).
+- ``.diagnostics``: how a problem is reported (file:line:column, caret).
 """

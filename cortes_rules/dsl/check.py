@@ -8,7 +8,7 @@ the line, a caret and the rule number:
 - declarations: a name declared twice, a class of an unknown side, a hook
   contributed to but never declared, an action parameter of an unknown
   type, dice beyond the bounds (1 to 100 dice of 1 to 1000 faces);
-- names, by scope (see :mod:`.scope`): unknown names, functions,
+- names, by scope (see ``.scope``): unknown names, functions,
   procedures, attributes, symbols after ``is``/``has``, table rows and
   columns, with a suggestion when one is close; wrong argument counts;
   ``break``/``continue`` outside a loop; ``set`` of what is neither a
@@ -61,7 +61,7 @@ DEFECT_KINDS = ("contradiction", "gap", "undefined_term", "wrong_reference", "ex
 
 
 class Checker:
-    """Collects diagnostics over one program; use :func:`check`."""
+    """Collects diagnostics over one program; use ``check()``."""
 
     def __init__(self, program: ir.Program) -> None:
         self.program = program

@@ -1,9 +1,9 @@
 """The intermediate representation: frozen attrs classes, one per construct.
 
-:mod:`.parse` builds these from the text of one file (a :class:`Module`);
-:mod:`.lower` gathers the modules of a rulebook into one :class:`Program`;
-:mod:`.check` validates it; the engine executes it. Every node keeps the
-:class:`~.diagnostics.Span` it came from, and every statement the number of
+``.parse`` builds these from the text of one file (a ``Module``);
+``.lower`` gathers the modules of a rulebook into one ``Program``;
+``.check`` validates it; the engine executes it. Every node keeps the
+``Span`` it came from, and every statement the number of
 the rule clause that states it, so that any diagnostic or adjudication can
 cite its rule.
 """
@@ -203,7 +203,7 @@ class Call:
 class ReadingIs:
     """``reading ID is NAME``: whether the reading chosen for an interpretation
     entry is NAME. Fixed when the rulebook is loaded: lowering folds it into a
-    :class:`BoolLit`, so the interpreter never sees it."""
+    ``BoolLit``, so the interpreter never sees it."""
 
     entry: str
     reading: str
@@ -825,7 +825,7 @@ class FormDecl:
 
 @attrs.frozen
 class FormUse:
-    """A statement written in a form's syntax, before expansion (see :mod:`.forms`)."""
+    """A statement written in a form's syntax, before expansion (see ``.forms``)."""
 
     form: str
     values: tuple[Any, ...]

@@ -1,9 +1,9 @@
-"""Stage 2: the modules of one rulebook into a single :class:`~.ir.Program`.
+"""Stage 2: the modules of one rulebook into a single ``Program``.
 
 Lowering gathers the rule clauses of every file, switches optional rules on
 or off, keeps the first map, counter mix and set-ups found, and expands the
 map's statements (blocks of hexes, later lines overriding earlier ones) into
-plain lookup tables. It judges nothing: the checker (:mod:`.check`) reports
+plain lookup tables. It judges nothing: the checker (``.check``) reports
 every problem, including those lowering had to step over (a duplicate rule
 number keeps its first clause here).
 """

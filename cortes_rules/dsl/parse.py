@@ -1,7 +1,7 @@
-"""Stage 1: rules-language text to IR (:mod:`.ir`), with lark.
+"""Stage 1: rules-language text to IR (``.ir``), with lark.
 
 The grammar lives in ``grammar/rules.lark``. Parsing is LALR with lark's
-contextual lexer; a syntax error becomes a :class:`~cortes_rules.errors.RulesSyntaxError`
+contextual lexer; a syntax error becomes a ``RulesSyntaxError``
 whose diagnostic gives file:line:column, the line with a caret, what the
 parser expected there, and the number of the rule clause around it.
 """
@@ -81,7 +81,7 @@ def _parser() -> lark.Lark:
 
 @functools.lru_cache(maxsize=16)
 def _parser_for(forms: tuple[ir.FormDecl, ...]) -> lark.Lark:
-    """The parser of the base grammar extended with a library's forms (see :mod:`.forms`)."""
+    """The parser of the base grammar extended with a library's forms (see ``.forms``)."""
     grammar = grammar_path().read_text(encoding="utf-8")
     if forms:
         alternatives, rules = grammar_rules(forms)
@@ -105,7 +105,7 @@ _OPTIONS: dict[str, Any] = {"parser": "lalr", "propagate_positions": True,
 
 def _lark(grammar: str, callbacks: dict[str, Any] | None, start: str) -> lark.Lark:
     """lark's parser of ``grammar``, its tables read from the load cache's folder or
-    from those built with the package (:func:`.load_cache.grammar_tables`), else
+    from those built with the package (``.load_cache.grammar_tables()``), else
     built and kept in the cache folder.
 
     The file name hashes the grammar, the options and the versions of lark and
@@ -319,7 +319,7 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return text
 
     def _nested(self, node: _E, *children: Any) -> _E:
-        """Record an expression's nesting; refuse it past :data:`MAX_NESTING`."""
+        """Record an expression's nesting; refuse it past ``MAX_NESTING``."""
         depths = self.__dict__.setdefault("_depths", {})
         depth = 1 + max((depths.get(id(c), 1) for c in children), default=0)
         if isinstance(node, ir.BoolOp) and isinstance(children[0], ir.BoolOp) and (

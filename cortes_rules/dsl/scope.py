@@ -1,9 +1,9 @@
 """Names in scope: what every expression of a core rulebook may see.
 
-The checker (:mod:`.check`) uses this module to find unknown names, unknown
+The checker (``.check``) uses this module to find unknown names, unknown
 functions and procedures, wrong argument counts and statements out of place,
 before anything runs. What a name means follows the interpreter
-(:mod:`cortes_rules.engine.compile`, :mod:`cortes_rules.engine.machine`):
+(``cortes_rules.engine.compile``, ``cortes_rules.engine.machine``):
 
 - a procedure body is lexically scoped: it sees its parameters and the
   variables it binds (``let``, ``for each``, option parameters, ``with``

@@ -1,4 +1,4 @@
-"""The reference interpreter: executes a checked :class:`~cortes_rules.dsl.ir.Program`.
+"""The reference interpreter: executes a checked ``Program``.
 
 It favours clarity over speed: it is the executable specification that the
 compiled core must agree with, move for move. Nothing in it knows Cortés;

@@ -5,7 +5,7 @@ its arguments, written ``KIND ARG...`` (``move S9 3011``, ``roll 7``,
 ``bid 3``). The kinds and the types of their arguments are declared by the
 rulebook (``action move(unit: piece, to: hex) "..."``); its action space
 parses and validates a text against them and numbers every action with a
-stable integer id (:meth:`cortes_rules.Rulebook.action_id`). This class
+stable integer id (``cortes_rules.Rulebook.action_id()``). This class
 only checks the shape of a text.
 
 ``Action.parse(str(a)) == a`` for every action.

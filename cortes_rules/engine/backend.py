@@ -6,7 +6,7 @@ with it move for move. The environment variable ``CORTES_RULES_BACKEND``
 chooses:
 
 - unset or ``auto``: the compiled core when it was built, else the reference
-  with a one-time :class:`RuntimeWarning` saying why;
+  with a one-time ``RuntimeWarning`` saying why;
 - ``compiled``: the compiled core, and an error if it cannot be imported;
 - ``python``: the reference interpreter.
 

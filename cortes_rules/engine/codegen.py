@@ -1,6 +1,6 @@
 """The interpreter's fast path: expressions, options and statements compiled to Python source.
 
-:mod:`.compile` turns every expression into a tree of closures that pass a
+``.compile`` turns every expression into a tree of closures that pass a
 dict of variables down; that is the reference, and it stays the one that
 reports errors. This module compiles the same expressions a second time, to
 the source of plain Python functions that keep variables in locals, expand
@@ -1402,7 +1402,7 @@ class FastCompiler:
 
     def enumerator(self, option: ir.Option, kind: Any) -> Callable[..., None] | None:
         """The candidates of one option, as the ids of its legal actions (generated when
-        first used; see :meth:`_enumerate`)."""
+        first used; see ``_enumerate()``)."""
         fn: Callable[..., None] = self.lazy(
             lambda: self._enumerate(option, kind) or _refuse)
         return fn

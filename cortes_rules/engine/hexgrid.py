@@ -85,7 +85,7 @@ def distance(a: str, b: str, odd_columns_low: bool = True) -> int:
 
 
 def _offset(cube: tuple[int, int, int], odd_columns_low: bool) -> Coord:
-    """Cube coordinates back to (column, row): the inverse of :func:`_cube`."""
+    """Cube coordinates back to (column, row): the inverse of ``_cube()``."""
     column, _, z = cube
     if odd_columns_low:
         return column, z + (column - (column % 2)) // 2

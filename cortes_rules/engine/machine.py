@@ -954,9 +954,9 @@ _ALL_SHARED = {"_places_shared": True, "_stamps_shared": True, "_pieces_shared":
 class GameState:
     """One position of a game, with everything needed to go on from it.
 
-    Create one with :meth:`cortes_rules.Rulebook.new_game`. The integer-id
-    methods (:meth:`legal_action_ids`, ``apply(int)``) are the fast path;
-    :class:`~cortes_rules.Action` objects for ids come from a memo.
+    Create one with ``cortes_rules.Rulebook.new_game()``. The integer-id
+    methods (``legal_action_ids()``, ``apply(int)``) are the fast path;
+    ``Action`` objects for ids come from a memo.
     """
 
     def __init__(self, machine: Machine, *, seed: int = 0,
@@ -1054,7 +1054,7 @@ class GameState:
 
     # ------------------------------------------------------------ places
     def pieces_in(self, place: Place) -> tuple[Piece, ...]:
-        """The pieces in a place (an engine object), in piece order; see :meth:`pieces_at`."""
+        """The pieces in a place (an engine object), in piece order; see ``pieces_at()``."""
         return self.occupants.get(place.index, ())
 
     def _put(self, piece: Piece, place: Place | None) -> None:
@@ -1164,7 +1164,7 @@ class GameState:
         return self._position_key() == other._position_key()
 
     def _position_key(self, *, outcome_only: bool = False) -> tuple[Any, ...]:
-        """What :meth:`same_position` compares; ``outcome_only`` leaves out the last roll
+        """What ``same_position()`` compares; ``outcome_only`` leaves out the last roll
         and the procedures' frames (what a position *is*, not how it was reached)."""
         def plain(value: Any) -> Any:
             if isinstance(value, dict):
@@ -1288,19 +1288,19 @@ class GameState:
         """The rule trail of one applied action: the log lines it produced, in order.
 
         Each line carries the numbers of the rules that decided it
-        (:attr:`LogEntry.rules`), so the trail of an attack reads as the
+        (``LogEntry.rules``), so the trail of an attack reads as the
         clauses that fired: the ratio and its rule, each column shift and its
         rule, the clamp, the roll on the table and the losses that follow.
         The lines run from the action up to the next action of
-        :attr:`history` (a dice roll is an action of its own, with its own
+        ``history`` (a dice roll is an action of its own, with its own
         trail).
 
         Args:
-            ply: which action of :attr:`history`, counted from 0 (negative
+            ply: which action of ``history``, counted from 0 (negative
                 counts from the end: -1, the default, is the last one).
             player: only the lines this player may read (a line about a
                 piece hidden from that player is left out); None gives every
-                line, the umpire's view, as :attr:`log` does.
+                line, the umpire's view, as ``log`` does.
 
         Raises:
             CortesRulesError: no action has that ply.
@@ -1330,7 +1330,7 @@ class GameState:
         return _unchain(self._history)
 
     def is_terminal(self) -> bool:
-        """Whether the game is over (then :meth:`outcome` says how it ended)."""
+        """Whether the game is over (then ``outcome()`` says how it ended)."""
         return self.terminal
 
     def outcome(self) -> Outcome | None:
@@ -1359,7 +1359,7 @@ class GameState:
         return str(player)
 
     def is_chance_node(self) -> bool:
-        """Whether the next action is a dice roll or a draw (see :meth:`chance_outcomes`)."""
+        """Whether the next action is a dice roll or a draw (see ``chance_outcomes()``)."""
         pending = self._pending()
         return pending is not None and pending[0] in (ROLL, DRAW)
 
@@ -1370,7 +1370,7 @@ class GameState:
         The flat arrays (where pieces are, what places hold, the attributes,
         the stamps) are shared until either state writes to one: the first
         write copies it (copy on write). The procedure frames are shared too:
-        only :meth:`apply` writes to them, and it copies them first. The log
+        only ``apply()`` writes to them, and it copies them first. The log
         and history are immutable chains, shared.
         """
         twin = object.__new__(GameState)
@@ -1386,8 +1386,8 @@ class GameState:
                 policy: Any = None, rolls: int | None = None) -> Any:
         """What a sequence of actions would do from here, with rule trails and exact odds.
 
-        See :func:`cortes_rules.explain.explain` (the state is left unchanged).
-        Returns an :class:`~cortes_rules.explain.Explanation`.
+        See ``cortes_rules.explain.explain()`` (the state is left unchanged).
+        Returns an ``Explanation``.
         """
         from ..explain import explain
 
@@ -1468,7 +1468,7 @@ class GameState:
         return ids
 
     def legal_actions(self) -> list[Action]:
-        """The legal actions of the player to act, sorted by id (see :meth:`legal_action_ids`)."""
+        """The legal actions of the player to act, sorted by id (see ``legal_action_ids()``)."""
         action = self.machine.space.action
         return [action(n) for n in self.legal_action_ids()]
 
@@ -1792,8 +1792,8 @@ class GameState:
         """The option and bindings of an action found legal by ``legal_action_ids`` just before.
 
         Only for options whose candidates read no parameter or binding before
-        it is set (then the enumeration and :meth:`_reasons` agree); None
-        when the action was not listed, so that :meth:`_reasons` decides.
+        it is set (then the enumeration and ``_reasons()`` agree); None
+        when the action was not listed, so that ``_reasons()`` decides.
         """
         segments = self._legal
         if segments is None:

@@ -1,6 +1,6 @@
 """Pictures of a position as SVG, for any rulebook.
 
-:func:`render_svg` draws the map of a game (hexes with their terrain,
+``render_svg()`` draws the map of a game (hexes with their terrain,
 hexside features, water zones with their numbers, named places, areas), the
 counters where they stand, the pools beside the map, a legend, and optional
 highlights: shaded places with a text (a movement cost, say), outlined
@@ -10,7 +10,7 @@ places (those a refusal is about) and arrows between places (an attack).
 
 Everything is derived from the rulebook's declarations: colours follow the
 order in which terrain, hexside features and sides are declared, and the
-legend names them with their declared labels. See :mod:`.layout` for where
+legend names them with their declared labels. See ``.layout`` for where
 zones and areas, which have no coordinates in the data, are drawn.
 """
 

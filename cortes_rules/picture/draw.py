@@ -4,7 +4,7 @@ Every element that stands for a place carries ``data-place`` (the place id),
 and every counter is a ``<g class="counter">`` with ``data-piece`` and
 ``data-place``, translated to its centre, so that programs (and the tests) can
 find them. Colours come from the order in which the rulebook declares its
-terrain, hexside features and sides (see :mod:`.layout`): nothing here knows
+terrain, hexside features and sides (see ``.layout``): nothing here knows
 a game.
 """
 

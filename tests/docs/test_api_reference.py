@@ -16,6 +16,8 @@ site of its own; without ``$CORTES_RULES_SITE``, or without mkdocstrings
 - Private members (``_name``) have no entry.
 - Docstrings are read as Google style: an ``Args:`` section is a table of
   parameters with their annotations, and signatures show annotations.
+- No page shows a Sphinx role (``:meth:`...```): mkdocstrings prints them as
+  written, so docstrings name code in double backticks instead.
 
 These tests concern no game rule and are marked "1.0".
 """
@@ -150,3 +152,14 @@ def test_docstrings_are_read_as_google_style_with_annotations(site: Path) -> Non
     signature = _flat(text[:text.index("Parameters:")])
     assert "seed:int=0" in signature and "->GameState" in signature
     assert "->Rulebook" in _flat(_text(_entry(site, "cortes_rules.load")))
+
+
+_SPHINX_ROLE = re.compile(r":(?:meth|class|func|attr|mod|data|exc|obj):")
+
+
+@pytest.mark.rule("1.0")
+def test_no_entry_shows_a_sphinx_role(site: Path) -> None:
+    pages = sorted((site / "api").rglob("*.html"))
+    assert pages
+    shown = [p.name for p in pages if _SPHINX_ROLE.search(_text(p.read_text(encoding="utf-8")))]
+    assert not shown
