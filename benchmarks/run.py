@@ -24,7 +24,11 @@ minimum and maximum under the same key plus ``_min`` / ``_max``. Workloads:
 - ``cortes_odds_distribution_ms``: from a battle whose attackers are
   committed, the exact distribution of the states reached when every chance
   event that follows ``resolve`` is expanded (all chained rolls, by
-  ``chance_outcomes()`` and ``clone()``) down to the next decision.
+  ``chance_outcomes()`` and ``clone()``) down to the next decision. One
+  distribution takes about a millisecond, so a run is the mean of
+  ``ODDS_PER_RUN`` of them, after as many to warm up (the first in a process
+  also generates the code of the battle's statements, once; see
+  docs/performance.md).
 - ``*_clone_us``: one ``clone()`` of a mid-game state, averaged.
 - Loads of Cortés (veteran), each in a new process with its own cache folder
   (the import of the package is not counted): ``cortes_compile_rulebook_s``
@@ -66,6 +70,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cortes_rules  # noqa: E402
 
 clock = time.perf_counter
+ODDS_PER_RUN = 20
 Figures = dict[str, Any]
 
 
@@ -294,7 +299,9 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
 
     cortes = cortes_rules.Rulebook(reference.program, reference.warnings, backend="auto")
     battle = battle_at_resolve(cortes, {"setup": "historical", "turn_limit": 10})
-    repeat(figures, "cortes_odds_distribution_ms", repeats, lambda i: odds_ms(battle, cortes))
+    repeat(figures, "cortes_odds_distribution_ms", repeats,
+           lambda i: statistics.mean(odds_ms(battle, cortes) for _ in range(ODDS_PER_RUN)),
+           warm=lambda: [odds_ms(battle, cortes) for _ in range(ODDS_PER_RUN)])
 
     try:
         import pyspiel
