@@ -21,7 +21,6 @@ Run ``python -m cortes_rules.parse_tables FOLDER`` to build them by hand.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import sys
@@ -42,13 +41,13 @@ def build(into: Path) -> list[Path]:
         os.environ[load_cache.ENV] = scratch
         load_cache.SHIPPED_TABLES = Path(scratch) / "read none"   # build every table
         try:
-            _forget_parsers(parse)
+            _forget_parsers()
             for name in shipped_rulebooks():
                 parse_files(rule_files(resolve(name)))
             parse.parse_expression("1")
         finally:
             load_cache.SHIPPED_TABLES = shipped
-            _forget_parsers(parse)
+            _forget_parsers()
             if previous is None:
                 os.environ.pop(load_cache.ENV, None)
             else:
@@ -60,12 +59,12 @@ def build(into: Path) -> list[Path]:
     return written
 
 
-def _forget_parsers(parse: object) -> None:
+def _forget_parsers() -> None:
     """Drop the parsers already built in this process, so tables are written afresh."""
-    for name in ("_parser", "_parser_for", "_expression_parser"):
-        cached = getattr(parse, name)
-        if isinstance(cached, functools._lru_cache_wrapper):
-            cached.cache_clear()
+    from .dsl import parse
+
+    for built in (parse._parser, parse._parser_for, parse._expression_parser):
+        built.cache_clear()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -154,7 +154,7 @@ def test_tables_built_with_the_package_spare_a_first_load_the_lalr_build(
     written = parse_tables.build(shipped)
     assert len(written) >= 2 and all(p.stat().st_size > 10_000 for p in written)
     monkeypatch.setattr(load_cache, "SHIPPED_TABLES", shipped)
-    parse_tables._forget_parsers(parse)
+    parse_tables._forget_parsers()
     built: list[object] = []
     real_init = lark.Lark.__init__
 
@@ -168,11 +168,11 @@ def test_tables_built_with_the_package_spare_a_first_load_the_lalr_build(
     assert parse_files(rule_files(resolve("cortes"))) == expected
     assert built == []
     assert not list(cache.glob("grammar-*.tables"))   # nothing to keep: read where it is
-    parse_tables._forget_parsers(parse)
+    parse_tables._forget_parsers()
     monkeypatch.setattr(load_cache, "SHIPPED_TABLES", tmp_path / "none shipped")
     assert parse_files(rule_files(resolve("cortes"))) == expected
     assert built and list(cache.glob("grammar-*.tables"))   # built, then kept
-    parse_tables._forget_parsers(parse)
+    parse_tables._forget_parsers()
 
 
 @pytest.mark.rule("2.1")
