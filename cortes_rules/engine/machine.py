@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import threading
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -351,6 +351,9 @@ class Machine:
         self.fast.stamp_offsets = (1, self.holds, self.marks)
         self.regions = True
         self.space = ActionSpace(world, program)
+        # Per dice: their outcomes as (action id, probability) in id order, and
+        # the ids as a set (chance nodes list, check and apply them often).
+        self.rolls: dict[Dice, tuple[tuple[tuple[int, Fraction], ...], frozenset[int]]] = {}
         c = self.compiler
         # forbids and permits by action kind
         permits: dict[tuple[str, str], list[Fn]] = {}
@@ -414,6 +417,16 @@ class Machine:
             play(i, phase)
         main.code.append((TURN_END, loop))
         self.main = main
+
+    def roll_table(self, dice: Dice) -> tuple[tuple[tuple[int, Fraction], ...], frozenset[int]]:
+        """The outcomes of rolling ``dice`` by action id (ascending), and the set of those ids."""
+        table = self.rolls.get(dice)
+        if table is None:
+            kind = self.space.kinds["roll"]
+            pairs = tuple(sorted(((kind.encode((v,)), p) for v, p in dice_outcomes(dice)),
+                                 key=lambda pair: pair[0]))
+            table = self.rolls[dice] = (pairs, frozenset(n for n, _ in pairs))
+        return table
 
     def clause_rules(self, which: str, kind: str) -> tuple[str, ...]:
         """The rule numbers of the forbid (or permit) clauses on an action kind."""
@@ -1446,8 +1459,7 @@ class GameState:
         op, ins, frame = pending
         space = self.machine.space
         if op == ROLL:
-            kind = space.kinds["roll"]
-            return sorted(kind.encode((v,)) for v, _ in self._roll_outcomes(ins, frame))
+            return [n for n, _ in self._roll_table(ins, frame)[0]]
         if op == DRAW:
             kind = space.kinds["draw"]
             return sorted(kind.encode((p,)) for p in self._draw_pool(ins, frame))
@@ -1556,7 +1568,7 @@ class GameState:
         op, ins, frame = pending
         if op in (ROLL, DRAW):
             if kind.name == "roll" and op == ROLL:
-                if values[0] in {v for v, _ in self._roll_outcomes(ins, frame)}:
+                if kind.encode(values) in self._roll_table(ins, frame)[1]:
                     return [], None, {}
                 return [(None, f"the dice cannot come up {format_value(values[0])}")], None, {}
             if kind.name == "draw" and op == DRAW:
@@ -1648,12 +1660,13 @@ class GameState:
         return [(r, text) for r in rules] or [(None, text)]
 
     # ------------------------------------------------------------ chance
-    def _roll_outcomes(self, ins: tuple[Any, ...], frame: list[Any]
-                       ) -> list[tuple[Any, Fraction]]:
+    def _roll_table(self, ins: tuple[Any, ...], frame: list[Any]
+                    ) -> tuple[tuple[tuple[int, Fraction], ...], frozenset[int]]:
+        """The pending roll's outcomes by action id, and the set of those ids."""
         dice = ins[2](self, frame[2])
         if not isinstance(dice, Dice):
             raise RulesRuntimeError(f"cannot roll {format_value(dice)}", ins[3])
-        return dice_outcomes(dice)
+        return self.machine.roll_table(dice)
 
     def _draw_pool(self, ins: tuple[Any, ...], frame: list[Any]) -> tuple[Piece, ...]:
         source = ins[2](self, frame[2])
@@ -1668,15 +1681,14 @@ class GameState:
             return []
         op, ins, frame = pending
         space = self.machine.space
+        action = space.action
         if op == ROLL:
-            kind = space.kinds["roll"]
-            ids = [(kind.encode((v,)), p) for v, p in self._roll_outcomes(ins, frame)]
-        else:
-            pool = self._draw_pool(ins, frame)
-            kind = space.kinds["draw"]
-            ids = [(kind.encode((p,)), Fraction(1, len(pool))) for p in pool]
+            return [(action(number), p) for number, p in self._roll_table(ins, frame)[0]]
+        pool = self._draw_pool(ins, frame)
+        kind = space.kinds["draw"]
+        ids = [(kind.encode((p,)), Fraction(1, len(pool))) for p in pool]
         ids.sort(key=lambda pair: pair[0])   # in the order of their action ids
-        return [(space.action(number), p) for number, p in ids]
+        return [(action(number), p) for number, p in ids]
 
     def apply_chance(self) -> Action:
         """At a chance node, draw an outcome with the state's seeded generator and apply it."""
@@ -2069,15 +2081,32 @@ class GameState:
         A line that names a hidden piece would tell the player what the
         visibility rules keep from him; he does not see the line at all.
         """
-        named = [v for v in _flatten(values) if isinstance(v, Piece)]
+        named = _pieces_named(values, [])
         if not named:
             return audience
-        readers = [p for p in self.machine.world.players
-                   if (audience is None or p.name in audience)
-                   and not any(self.hidden_from(piece, p) for piece in named)]
-        if audience is None and len(readers) == len(self.machine.world.players):
+        hides = self.machine.hides
+        revealed = self.revealed
+        players = self.machine.world.players
+        readers = []
+        for viewer in players:
+            if audience is not None and viewer.name not in audience:
+                continue
+            blind = False
+            for piece in named:
+                if (piece.index, viewer.index) in revealed:
+                    continue
+                env = {"piece": piece, "viewer": viewer}
+                for hide in hides:
+                    if hide(self, env):
+                        blind = True
+                        break
+                if blind:
+                    break
+            if not blind:
+                readers.append(viewer.name)
+        if audience is None and len(readers) == len(players):
             return None
-        return frozenset(p.name for p in readers)
+        return frozenset(readers)
 
     def _finish(self, winner: Any, reason: str, details: Mapping[str, Any] | None = None
                 ) -> None:
@@ -2183,16 +2212,22 @@ def _nearest(name: str, known: Iterable[str]) -> str:
     return hint(str(name), known)
 
 
-def _flatten(values: Any) -> Iterator[Any]:
-    """Every value of a log line, looking inside tuples, lists and sets, and the
-    pieces a text was joined from."""
+def _pieces_named(values: Any, out: list[Piece]) -> list[Piece]:
+    """``out`` with every piece a log line names added: its values, looking inside
+    tuples, lists and sets, and the pieces a text was joined from."""
     for value in values:
-        if isinstance(value, (tuple, list, frozenset, set)):
-            yield from _flatten(value)
+        kind = type(value)
+        if kind is Piece:
+            out.append(value)
+        elif kind is int or kind is str or value is None:
+            continue
+        elif isinstance(value, (tuple, list, frozenset, set)):
+            _pieces_named(value, out)
         elif isinstance(value, NamedText):
-            yield from value.pieces
-        else:
-            yield value
+            out.extend(value.pieces)
+        elif isinstance(value, Piece):
+            out.append(value)
+    return out
 
 
 def _explain(machine: Machine, clause: ir.Forbid) -> str:

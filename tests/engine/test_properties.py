@@ -417,6 +417,30 @@ def test_8_18_chance_node_in_a_built_battle(book):
     assert not state.is_chance_node()
 
 
+@pytest.mark.rule("8.18")
+def test_8_18_roll_outcomes_are_fresh_lists_and_other_totals_are_refused(book):
+    # The outcomes of a roll are worked out once per dice and kept: what a
+    # caller does with the list it gets must not change the next answer, and a
+    # total the dice cannot show is still refused without touching the state.
+    state = book.new_game(seed=3, positions={"S1": "1110", "A1": "1111"})
+    while state.phase != "spanish_land_combat":
+        state.apply("end")
+    state.apply("attack 1111")
+    state.apply("join S1")
+    state.apply("resolve")
+    first = state.chance_outcomes()
+    ids = [book.action_id(str(a)) for a, _ in first]
+    assert ids == sorted(ids) == state.legal_action_ids()
+    first.clear()
+    assert [book.action_id(str(a)) for a, _ in state.chance_outcomes()] == ids
+    assert sum(p for _, p in state.chance_outcomes()) == 1
+    before = state.to_notation()
+    with pytest.raises(IllegalActionError, match="cannot come up 1"):
+        state.apply("roll 1")
+    assert state.to_notation() == before
+    assert state.why_illegal("roll 7") == []
+
+
 # =================================================================== geometry (8.4, 8.11)
 @pytest.mark.rule("8.11")
 @settings(max_examples=n(200))
