@@ -366,20 +366,23 @@ class Machine:
         self.permit_rules: dict[tuple[str, str], list[str]] = {}
         for p in program.of(ir.Permit):
             self.permit_rules.setdefault((p.action, p.despite), []).append(p.rule)
-        self.hides = tuple(c.expr(h.when, h.rule) for h in program.of(ir.HideDecl)
+        # Clauses read on every log line and every action run as generated
+        # code, falling back to the reference when they raise (as procedures do).
+        fast = self.fast_expr
+        self.hides = tuple(fast(h.when, h.rule) for h in program.of(ir.HideDecl)
                            if not h.attribute)
-        self.place_hides = tuple(c.expr(h.when, h.rule) for h in program.of(ir.HideDecl)
+        self.place_hides = tuple(fast(h.when, h.rule) for h in program.of(ir.HideDecl)
                                  if h.place)
         self.attribute_hides: dict[str, tuple[Any, ...]] = {}
         for h in program.of(ir.HideDecl):
             if h.attribute:
                 self.attribute_hides[h.attribute] = (
-                    *self.attribute_hides.get(h.attribute, ()), c.expr(h.when, h.rule))
+                    *self.attribute_hides.get(h.attribute, ()), fast(h.when, h.rule))
         self.attributes = [(a, c.expr(a.initial, a.rule) if a.initial is not None else None)
                            for a in program.of(ir.AttributeDecl)]
         self.values = [(v.name, c.expr(v.initial, v.rule)) for v in program.of(ir.ValueDecl)]
         self.endings = [
-            (c.expr(f.when, f.rule), c.expr(f.winner, f.rule) if f.winner is not None else None,
+            (fast(f.when, f.rule), c.expr(f.winner, f.rule) if f.winner is not None else None,
              tuple(p if isinstance(p, str) else c.expr(p, f.rule)
                    for p in _template_fields(f.reason, f.span)),
              tuple((k, c.expr(v, f.rule)) for k, v in f.report))
@@ -417,6 +420,10 @@ class Machine:
             play(i, phase)
         main.code.append((TURN_END, loop))
         self.main = main
+
+    def fast_expr(self, node: ir.Expr, rule: str) -> Fn:
+        """An expression as generated code, with the reference's function to fall back on."""
+        return self.fast.root(node, self.compiler.expr(node, rule))
 
     def roll_table(self, dice: Dice) -> tuple[tuple[tuple[int, Fraction], ...], frozenset[int]]:
         """The outcomes of rolling ``dice`` by action id (ascending), and the set of those ids."""
