@@ -2092,24 +2092,16 @@ class GameState:
         if not named:
             return audience
         hides = self.machine.hides
-        revealed = self.revealed
+        held = self._held_by
         players = self.machine.world.players
         readers = []
         for viewer in players:
             if audience is not None and viewer.name not in audience:
                 continue
-            blind = False
             for piece in named:
-                if (piece.index, viewer.index) in revealed:
-                    continue
-                env = {"piece": piece, "viewer": viewer}
-                for hide in hides:
-                    if hide(self, env):
-                        blind = True
-                        break
-                if blind:
+                if held(piece, viewer, hides):
                     break
-            if not blind:
+            else:
                 readers.append(viewer.name)
         if audience is None and len(readers) == len(players):
             return None
@@ -2165,7 +2157,10 @@ class GameState:
         if (piece.index, viewer.index) in self.revealed:
             return False
         env = {"piece": piece, "viewer": viewer}
-        return any(h(self, env) for h in hides)
+        for hide in hides:
+            if hide(self, env):
+                return True
+        return False
 
     def observation(self, player: str) -> dict[str, Any]:
         """What one player may see: visible pieces by id, hidden ones only as counts."""
