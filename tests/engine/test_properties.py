@@ -400,13 +400,19 @@ def test_8_18_chance_outcomes_are_exact_and_sum_to_one(book, seed, script):
     S.run(state, script, hook)
 
 
-@pytest.mark.rule("8.18")
-def test_8_18_chance_node_in_a_built_battle(book):
+def _battle_before_resolve(book):
+    """Spanish S1 committed against A1 in hex 1111, the battle not yet resolved."""
     state = book.new_game(seed=3, positions={"S1": "1110", "A1": "1111"})
     while state.phase != "spanish_land_combat":
         state.apply("end")
     state.apply("attack 1111")
     state.apply("join S1")
+    return state
+
+
+@pytest.mark.rule("8.18")
+def test_8_18_chance_node_in_a_built_battle(book):
+    state = _battle_before_resolve(book)
     assert state.chance_outcomes() == []
     state.apply("resolve")
     _check_chance(state)
@@ -422,11 +428,7 @@ def test_8_18_roll_outcomes_are_fresh_lists_and_other_totals_are_refused(book):
     # The outcomes of a roll are worked out once per dice and kept: what a
     # caller does with the list it gets must not change the next answer, and a
     # total the dice cannot show is still refused without touching the state.
-    state = book.new_game(seed=3, positions={"S1": "1110", "A1": "1111"})
-    while state.phase != "spanish_land_combat":
-        state.apply("end")
-    state.apply("attack 1111")
-    state.apply("join S1")
+    state = _battle_before_resolve(book)
     state.apply("resolve")
     first = state.chance_outcomes()
     ids = [book.action_id(str(a)) for a, _ in first]
