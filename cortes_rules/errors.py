@@ -98,3 +98,7 @@ class RecordError(CortesRulesError):
 
 class BackendError(CortesRulesError):
     """The backend asked for cannot be used: an unknown name, or no compiled core."""
+
+
+class BoardError(CortesRulesError, IndexError):
+    """A piece, place or player number outside the board's tables (an engine bug, not a user's)."""

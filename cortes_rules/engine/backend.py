@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import BackendError
 from . import rng
+from .board import Board
 
 ENV = "CORTES_RULES_BACKEND"
 CHOICES = ("auto", "compiled", "python")
@@ -36,16 +37,19 @@ class Backend:
     Attributes:
         name: ``"compiled"`` or ``"python"``.
         rng: the generator's functions (``next_state``, ``below``, ``roll_dice``).
+        board: the class of the board of positions (``engine/board.py`` or its
+            native twin ``_core.Board``), built from ``engine/tables.py``.
         native: the kernels that run compiled (empty for the reference).
         reason: why the compiled core is not in use, when it was wanted.
     """
 
-    __slots__ = ("name", "rng", "native", "reason")
+    __slots__ = ("name", "rng", "board", "native", "reason")
 
     def __init__(self, name: str, rng_kernels: Any, native: tuple[str, ...],
                  reason: str = "") -> None:
         self.name = name
         self.rng = rng_kernels
+        self.board = getattr(rng_kernels, "Board", Board)
         self.native = native
         self.reason = reason
 

@@ -17,6 +17,7 @@ import warnings
 import pytest
 
 import cortes_rules
+from cortes_rules.engine.board import Board as ReferenceBoard
 from cortes_rules.engine import backend as backend_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -55,6 +56,16 @@ def test_python_is_the_reference_interpreter(monkeypatch):
     monkeypatch.setenv(backend_module.ENV, "python")
     assert cortes_rules.backend() == "python"
     assert backend_module.select().native == ()
+    assert backend_module.select().board is ReferenceBoard
+
+
+@pytest.mark.rule("2.1")
+def test_the_compiled_backend_brings_the_native_board(monkeypatch):
+    core = pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")
+    monkeypatch.setenv(backend_module.ENV, "compiled")
+    chosen = backend_module.select()
+    assert chosen.board is core.Board
+    assert "board" in chosen.native
 
 
 @pytest.mark.rule("2.1")
