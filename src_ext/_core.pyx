@@ -14,18 +14,23 @@ Kernels:
   follow, in one fixed-size block of memory (a copy is one ``memcpy``); the
   same board as ``engine/board.py``, built from the integer tables of
   ``engine/tables.py``.
+- ``clauses``: ``ClauseMachine``, the machine of the forbid-clause bytecode
+  of ``engine/bytecode.py`` (whose ``run()`` it must match answer for
+  answer), reading the tables, a ``Board`` and the attribute columns.
 
 Nothing here knows a game: no rulebook fact is written in this folder.
 """
 
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
+from array import array
+
 from cortes_rules.errors import BoardError
 
-ABI = 2
-KERNELS = ("rng", "board")
+ABI = 3
+KERNELS = ("rng", "board", "clauses")
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 
@@ -86,7 +91,8 @@ cdef class Board:
     The native twin of ``cortes_rules.engine.board.Board`` (see there): the
     same methods, answers and errors. The state is one block of int32:
     the owner of each piece, where each piece is, the count of each place and
-    the count of each (place, player), in that order.
+    the count of each (place, player), the ownerless pieces in a last column,
+    in that order.
     """
 
     cdef int32_t *block
@@ -123,7 +129,7 @@ cdef class Board:
     cdef void _allocate(self, int n_pieces, int n_places, int n_players) except *:
         self.n_pieces, self.n_places, self.n_players = n_pieces, n_places, n_players
         self.size = (2 * <Py_ssize_t>n_pieces + n_places
-                     + <Py_ssize_t>n_places * n_players)
+                     + <Py_ssize_t>n_places * (n_players + 1))
         self.block = <int32_t *>malloc(max(self.size, 1) * sizeof(int32_t))
         if self.block == NULL:
             raise MemoryError()
@@ -147,27 +153,27 @@ cdef class Board:
                              f"{self.n_places} places")
         return <int>place
 
-    cdef inline int _player(self, long player) except -2:
-        if not 0 <= player < self.n_players:
+    cdef inline int _slot(self, long player) except -2:
+        # The column of ``player`` in the counts (-1: the ownerless pieces).
+        if not NONE <= player < self.n_players:
             raise BoardError(f"player {player} is not one of {self.n_players}")
-        return <int>player
+        return <int>player if player != NONE else self.n_players
 
     cpdef int put(self, long piece, long place) except -2:
         """Move ``piece`` to ``place`` (-1: off every place); returns where it was."""
         cdef int p = self._piece(piece)
         cdef int to = self._place(place, True)
         cdef int old = self.where_[p]
-        cdef int owner = self.side[p]
+        cdef int slot = self.side[p] if self.side[p] != NONE else self.n_players
+        cdef int width = self.n_players + 1
         if old == to:
             return old
         if old != NONE:
             self.count_[old] -= 1
-            if owner != NONE:
-                self.owned[old * self.n_players + owner] -= 1
+            self.owned[old * width + slot] -= 1
         if to != NONE:
             self.count_[to] += 1
-            if owner != NONE:
-                self.owned[to * self.n_players + owner] += 1
+            self.owned[to * width + slot] += 1
         self.where_[p] = to
         return old
 
@@ -179,14 +185,15 @@ cdef class Board:
         return self.count_[self._place(place, False)]
 
     cpdef int count_of(self, long place, long player) except -1:
-        """How many of the pieces in ``place`` belong to ``player``."""
+        """How many of the pieces in ``place`` belong to ``player`` (-1: nobody)."""
         cdef int at = self._place(place, False)
-        return self.owned[at * self.n_players + self._player(player)]
+        return self.owned[at * (self.n_players + 1) + self._slot(player)]
 
     cpdef int others(self, long place, long player) except -1:
         """How many pieces in ``place`` are not ``player``'s (ownerless included)."""
         cdef int at = self._place(place, False)
-        return self.count_[at] - self.owned[at * self.n_players + self._player(player)]
+        return (self.count_[at]
+                - self.owned[at * (self.n_players + 1) + self._slot(player)])
 
     def occupants(self, long place):
         """The pieces in ``place``, ascending."""
@@ -211,3 +218,157 @@ cdef class Board:
         twin._allocate(self.n_pieces, self.n_places, self.n_players)
         memcpy(twin.block, self.block, self.size * sizeof(int32_t))
         return twin
+
+
+# ---------------------------------------------------------------- clauses
+# Opcodes: the numbering of cortes_rules/engine/bytecode.py.
+cdef enum:
+    PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR
+    PLACE_ATTR, COUNT, OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT
+    AND, OR, RETURN
+
+cdef enum:
+    UNKNOWN = -2
+    STACK = 256       # bytecode.MAX_INSTRUCTIONS: no clause pushes more
+
+cdef int64_t INEXACT = -(1 << 62)    # bytecode.INEXACT: a cell that is no integer
+
+
+cdef class ClauseMachine:
+    """Runs compiled forbid clauses on a board and attribute columns.
+
+    Built once per rulebook from its ``Tables``; ``run()`` answers 1, 0 or
+    -2 (``bytecode.UNKNOWN``: the interpreter's clause would fail), exactly
+    as ``cortes_rules.engine.bytecode.run``.
+    """
+
+    cdef int n_pieces
+    cdef int n_places
+    cdef int n_players
+    cdef int words
+    cdef const int32_t[:] side
+    cdef const uint64_t[:] tags
+    cdef const uint64_t[:] features
+    cdef const int8_t[:] kinds
+    cdef const int64_t[:] props
+
+    def __init__(self, tables):
+        self.n_pieces = len(tables.piece_ids)
+        self.n_places = len(tables.place_ids)
+        self.n_players = len(tables.player_names)
+        self.words = tables.words
+        self.side = tables.piece_side
+        self.tags = tables.piece_tags
+        self.features = tables.place_features
+        self.kinds = tables.place_kind
+        flat = array("q")
+        for name in sorted(tables.columns):
+            flat.extend(tables.columns[name])
+        self.props = flat if len(flat) else array("q", [0])
+
+    def run(self, const int64_t[:] ops, params, Board board,
+            const int64_t[:] piece_values, const int64_t[:] place_values):
+        """Run one clause: 1 (it holds), 0 (it does not) or -2 (ask the interpreter)."""
+        cdef int64_t slots[8]
+        cdef Py_ssize_t i
+        if len(params) > 8:
+            return UNKNOWN
+        for i in range(len(params)):
+            slots[i] = params[i]
+        return self._run(ops, slots, board, piece_values, place_values)
+
+    cdef int64_t _run(self, const int64_t[:] ops, int64_t *slots, Board board,
+                      const int64_t[:] piece_values,
+                      const int64_t[:] place_values) noexcept:
+        cdef int64_t stack[STACK]
+        cdef int top = 0
+        cdef Py_ssize_t pc = 0
+        cdef Py_ssize_t end = ops.shape[0] // 2
+        cdef int64_t op, arg, x, y
+        cdef int width = self.n_players + 1
+        while pc < end:
+            op = ops[2 * pc]
+            arg = ops[2 * pc + 1]
+            pc += 1
+            if top >= STACK - 1:
+                return UNKNOWN
+            if op == PARAM:
+                stack[top] = slots[arg]
+                top += 1
+            elif op == CONST:
+                stack[top] = arg
+                top += 1
+            elif op == SIDE or op == TAG or op == WHERE or op == PROPERTY \
+                    or op == PIECE_ATTR:
+                x = stack[top - 1]
+                if not 0 <= x < self.n_pieces:
+                    return UNKNOWN
+                if op == SIDE:
+                    y = self.side[x]
+                elif op == TAG:
+                    y = (self.tags[x * self.words + arg // 64] >> (arg % 64)) & 1
+                elif op == WHERE:
+                    y = board.where_[x]
+                elif op == PROPERTY:
+                    y = self.props[arg * self.n_pieces + x]
+                else:
+                    y = piece_values[arg * self.n_pieces + x]
+                    if y == INEXACT:
+                        return UNKNOWN
+                stack[top - 1] = y
+            elif op == FEATURE or op == KIND or op == PLACE_ATTR or op == COUNT:
+                x = stack[top - 1]
+                if not 0 <= x < self.n_places:
+                    return UNKNOWN
+                if op == FEATURE:
+                    y = (self.features[x * self.words + arg // 64] >> (arg % 64)) & 1
+                elif op == KIND:
+                    y = self.kinds[x]
+                elif op == PLACE_ATTR:
+                    y = place_values[arg * self.n_places + x]
+                    if y == INEXACT:
+                        return UNKNOWN
+                else:
+                    y = board.count_[x]
+                stack[top - 1] = y
+            elif op == OWNED or op == OTHERS:
+                y = stack[top - 1]      # the player
+                x = stack[top - 2]      # the place
+                top -= 1
+                if not 0 <= x < self.n_places or not NONE <= y < self.n_players:
+                    return UNKNOWN
+                if y == NONE:
+                    y = self.n_players
+                y = board.owned[x * width + y]
+                stack[top - 1] = y if op == OWNED else board.count_[x] - y
+            elif op == NOT:
+                stack[top - 1] = 1 - stack[top - 1]
+            elif op == AND or op == OR:
+                if (stack[top - 1] == 0) == (op == AND):
+                    pc = arg
+                else:
+                    top -= 1
+            elif op == RETURN:
+                return stack[top - 1]
+            else:
+                y = stack[top - 1]
+                x = stack[top - 2]
+                top -= 1
+                if op == ADD:
+                    x = x + y
+                elif op == SUB:
+                    x = x - y
+                elif op == EQ:
+                    x = x == y
+                elif op == NE:
+                    x = x != y
+                elif op == LT:
+                    x = x < y
+                elif op == LE:
+                    x = x <= y
+                elif op == GT:
+                    x = x > y
+                else:
+                    x = x >= y
+                stack[top - 1] = x
+        return UNKNOWN

@@ -4,7 +4,8 @@ The native core (``cortes_rules._core.Board``) keeps the changing part of a
 position in fixed-size arrays so that a copy is one memory copy and a
 clause such as "no enemy unit in the hex" is a count test: where each piece
 is, how many pieces each place holds, and how many of them each player
-owns, all kept up to date on every move. This class is the same board in
+owns (the ownerless pieces counted as a player of their own), all kept up
+to date on every move. This class is the same board in
 plain Python, the specification the native one is tested against
 (tests/backends/test_board.py); both are built from the integer tables of
 ``tables.lower()``.
@@ -43,7 +44,7 @@ class Board:
         self._n_places, self._n_players = n_places, n_players
         self._where = [NONE] * len(self._side)
         self._count = [0] * n_places
-        self._owned = [0] * (n_places * n_players)
+        self._owned = [0] * (n_places * (n_players + 1))   # slot n_players: ownerless
 
     @property
     def n_pieces(self) -> int:
@@ -59,10 +60,11 @@ class Board:
             raise BoardError(f"place {place} is not on a board of {self._n_places} places")
         return place
 
-    def _player(self, player: int) -> int:
-        if not 0 <= player < self._n_players:
+    def _slot(self, player: int) -> int:
+        """The column of ``player`` in the counts (``NONE``: the ownerless pieces)."""
+        if not NONE <= player < self._n_players:
             raise BoardError(f"player {player} is not one of {self._n_players}")
-        return player
+        return player if player != NONE else self._n_players
 
     def put(self, piece: int, place: int) -> int:
         """Move ``piece`` to ``place`` (``NONE``: off every place); returns where it was."""
@@ -72,14 +74,14 @@ class Board:
         if old == place:
             return old
         side = self._side[piece]
+        slot = side if side != NONE else self._n_players
+        width = self._n_players + 1
         if old != NONE:
             self._count[old] -= 1
-            if side != NONE:
-                self._owned[old * self._n_players + side] -= 1
+            self._owned[old * width + slot] -= 1
         if place != NONE:
             self._count[place] += 1
-            if side != NONE:
-                self._owned[place * self._n_players + side] += 1
+            self._owned[place * width + slot] += 1
         self._where[piece] = place
         return old
 
@@ -91,11 +93,11 @@ class Board:
         return self._count[self._place(place)]
 
     def count_of(self, place: int, player: int) -> int:
-        """How many of the pieces in ``place`` belong to ``player``."""
-        return self._owned[self._place(place) * self._n_players + self._player(player)]
+        """How many of the pieces in ``place`` belong to ``player`` (``NONE``: to nobody)."""
+        return self._owned[self._place(place) * (self._n_players + 1) + self._slot(player)]
 
     def others(self, place: int, player: int) -> int:
-        """How many of the pieces in ``place`` do not belong to ``player`` (ownerless included)."""
+        """How many of the pieces in ``place`` do not belong to ``player`` (``NONE``: nobody)."""
         return self.count(place) - self.count_of(place, player)
 
     def occupants(self, place: int) -> list[int]:

@@ -97,12 +97,11 @@ def test_2_1_a_tampered_table_is_reported_by_check():
 # ---------------------------------------------------------------- boards
 def _recount(where: list[int], sides: list[int], n_places: int, n_players: int):
     count = [0] * n_places
-    owned = [[0] * n_players for _ in range(n_places)]
+    owned = [dict.fromkeys(range(NONE, n_players), 0) for _ in range(n_places)]
     for piece, place in enumerate(where):
         if place != NONE:
             count[place] += 1
-            if sides[piece] != NONE:
-                owned[place][sides[piece]] += 1
+            owned[place][sides[piece]] += 1
     return count, owned
 
 
@@ -112,7 +111,7 @@ def _agrees(board, sides: list[int], n_places: int, n_players: int) -> None:
     for place in range(n_places):
         assert board.count(place) == count[place]
         assert board.occupants(place) == [i for i, at in enumerate(where) if at == place]
-        for player in range(n_players):
+        for player in range(NONE, n_players):   # NONE: the ownerless pieces
             assert board.count_of(place, player) == owned[place][player]
             assert board.others(place, player) == count[place] - owned[place][player]
 
@@ -160,6 +159,7 @@ def test_6_1_a_clone_is_independent_of_its_original(cls):
 @pytest.mark.parametrize("call", [
     lambda b: b.put(3, 0), lambda b: b.put(-1, 0), lambda b: b.put(0, 3),
     lambda b: b.put(0, -2), lambda b: b.count(NONE), lambda b: b.count_of(0, 2),
+    lambda b: b.count_of(0, -2),
     lambda b: b.others(5, 0), lambda b: b.occupants(3), lambda b: b.place_of(7)])
 def test_6_1_a_number_off_the_board_is_a_board_error_and_changes_nothing(cls, call):
     board = cls([0, 1, NONE], 3, 2)
@@ -199,7 +199,7 @@ def _follow(book: cortes_rules.Rulebook, seed: int, steps: int, new_game: dict) 
             for place in occupied:
                 held = [p.index for p in state.pieces_in(world.places[place])]
                 assert board.occupants(place) == held
-                for player in range(players):
+                for player in range(NONE, players):
                     assert board.count_of(place, player) == \
                         sum(1 for i in held if sides[i] == player)
             checked += 1

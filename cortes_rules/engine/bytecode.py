@@ -1,0 +1,429 @@
+"""Forbid clauses compiled to a small integer bytecode, and its reference machine.
+
+The native option enumeration must test a clause such as "a unit that has
+moved on the lake may not move on land" (7.19) or "no unit enters a hex
+holding enemy units" (7.5) for each candidate without a Python object in
+the loop. This stage compiles the clauses it can express into a stack
+bytecode over integers: pieces, places and players are their indices
+(``NONE``, -1, for none), booleans 0 and 1. The machine reads:
+
+- the action's parameters (``PARAM``);
+- the static tables of ``engine/tables.py`` (a piece's side, tags and
+  integer properties; a place's kind and features);
+- the ``Board`` of ``engine/board.py`` (where a piece is, how many pieces a
+  place holds, how many are or are not a player's: ``any(u in h.pieces where
+  u.side != s)`` becomes one count test);
+- the declared attributes of pieces and places, as integer columns
+  (``Columns``).
+
+A clause outside this subset compiles to ``None`` and stays with the
+interpreter. Whenever the interpreter's clause would fail (an attribute of
+``none``, say), the machine answers ``UNKNOWN`` instead of guessing, and the
+caller asks the interpreter. ``run()`` is the specification;
+``cortes_rules._core.run_clause`` is the native twin, tested against it and
+against the interpreter's own clause (tests/backends/test_bytecode.py).
+Nothing here knows a game.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..core.world import Piece, Place, Player
+from ..dsl import ir
+from .board import NONE
+from .tables import KINDS, Tables
+
+UNKNOWN = -2
+"""The machine's answer when the interpreter's clause would fail: ask the interpreter."""
+INEXACT = -(1 << 62)
+"""An attribute column's cell whose value is no integer of the column's type (a
+fraction in an ``int`` attribute, say): a clause that reads it answers ``UNKNOWN``."""
+MAX_INSTRUCTIONS = 256
+"""A longer clause stays with the interpreter (the native machine's stack is this deep)."""
+
+# Opcodes; every instruction is two integers (opcode, argument).
+(PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR, PLACE_ATTR, COUNT,
+ OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN) = range(25)
+NAMES = ("PARAM", "CONST", "SIDE", "TAG", "FEATURE", "KIND", "WHERE", "PROPERTY",
+         "PIECE_ATTR", "PLACE_ATTR", "COUNT", "OWNED", "OTHERS", "EQ", "NE", "LT", "LE", "GT",
+         "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN")
+_COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
+_ARITH = {"+": ADD, "-": SUB}
+_REFS = ("piece", "place", "player")
+_COLUMN_TYPES = ("int", "bool", "piece", "place", "player")
+
+
+class Unsupported(Exception):
+    """The clause is outside the bytecode's subset (it stays with the interpreter)."""
+
+
+@attrs.frozen
+class Columns:
+    """Which declared attributes the machine reads, and their types, by column number."""
+
+    piece: tuple[tuple[str, str], ...]
+    place: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, program: ir.Program) -> Columns:
+        found: dict[str, list[tuple[str, str]]] = {"piece": [], "place": []}
+        for decl in program.of(ir.AttributeDecl):
+            if decl.owner in found and decl.type.name in _COLUMN_TYPES and decl.type.of is None:
+                found[decl.owner].append((decl.name, decl.type.name))
+        return cls(tuple(found["piece"]), tuple(found["place"]))
+
+    def values(self, state: Any) -> tuple[array[int], array[int]]:
+        """The state's attribute columns as integers, ``INEXACT`` where a value is not one."""
+        return (_flat(state.piece_attrs, self.piece), _flat(state.place_attrs, self.place))
+
+
+def _flat(attrs_of: Mapping[str, Sequence[Any]], columns: Sequence[tuple[str, str]]
+          ) -> array[int]:
+    out = array("q")
+    for name, kind in columns:
+        out.extend(_integer(value, kind) for value in attrs_of[name])
+    return out
+
+
+_CLASSES: dict[str, type[Any]] = {"piece": Piece, "place": Place, "player": Player}
+
+
+def _integer(value: Any, kind: str) -> int:
+    """A column cell: the value as an integer of the column's type, else ``INEXACT``."""
+    cls = _CLASSES.get(kind)
+    if cls is not None:
+        if value is None:
+            return NONE
+        return int(value.index) if type(value) is cls else INEXACT
+    if type(value) in (int, bool) and INEXACT < value < -INEXACT:
+        return int(value)
+    return INEXACT
+
+
+@attrs.frozen
+class Code:
+    """A compiled clause: its instructions and the parameters they read, in slot order."""
+
+    rule: str
+    params: tuple[str, ...]
+    ops: array[int] = attrs.field(repr=False)
+
+    def listing(self) -> list[str]:
+        """The instructions as text, one per line (for reading and debugging)."""
+        return [f"{i // 2:3} {NAMES[self.ops[i]]} {self.ops[i + 1]}"
+                for i in range(0, len(self.ops), 2)]
+
+
+class ClauseCompiler:
+    """Compiles the conditions of forbid clauses on one rulebook's actions."""
+
+    def __init__(self, machine: Any, tables: Tables, columns: Columns) -> None:
+        self.machine, self.tables, self.columns = machine, tables, columns
+        self.piece_columns = {name: (i, t) for i, (name, t) in enumerate(columns.piece)}
+        self.place_columns = {name: (i, t) for i, (name, t) in enumerate(columns.place)}
+        self.derived = {(d.owner, d.name): d for d in machine.program.of(ir.DeriveDecl)}
+
+    def compile(self, rule: str, when: ir.Expr, params: Sequence[tuple[str, str]]) -> Code | None:
+        """The bytecode of a clause whose names are all action parameters; else None."""
+        types = {name: _param_type(t) for name, t in params}
+        self.slots = {name: i for i, (name, _) in enumerate(params)}
+        self.types = types
+        self.ops: list[int] = []
+        try:
+            kind = self.expr(when)
+        except Unsupported:
+            return None
+        if kind != "bool" or len(self.ops) // 2 >= MAX_INSTRUCTIONS:
+            return None
+        self.emit(RETURN, 0)
+        return Code(rule, tuple(name for name, _ in params), array("q", self.ops))
+
+    def emit(self, op: int, arg: int = 0) -> int:
+        self.ops += (op, arg)
+        return len(self.ops) - 2
+
+    def expr(self, node: ir.Expr) -> str:
+        """Emit ``node``; returns its type (``bool``, ``int``, ``piece``, ``place``, ...)."""
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise Unsupported(type(node).__name__)
+        kind: str = method(node)
+        return kind
+
+    def _Name(self, node: ir.Name) -> str:
+        kind = self.types.get(node.id)
+        if kind is None:
+            raise Unsupported(node.id)
+        self.emit(PARAM, self.slots[node.id])
+        return kind
+
+    def _IntLit(self, node: ir.IntLit) -> str:
+        if not -(1 << 62) < node.value < 1 << 62:
+            raise Unsupported("a large integer")
+        self.emit(CONST, node.value)
+        return "int"
+
+    def _BoolLit(self, node: ir.BoolLit) -> str:
+        self.emit(CONST, int(node.value))
+        return "bool"
+
+    def _NoneLit(self, node: ir.NoneLit) -> str:
+        self.emit(CONST, NONE)
+        return "none"
+
+    def _Not(self, node: ir.Not) -> str:
+        if self.expr(node.operand) != "bool":
+            raise Unsupported("not of a non-boolean")
+        self.emit(NOT)
+        return "bool"
+
+    def _BoolOp(self, node: ir.BoolOp) -> str:
+        jumps = []
+        terms = node.terms()
+        for i, term in enumerate(terms):
+            if self.expr(term) != "bool":
+                raise Unsupported("and/or of a non-boolean")
+            if i < len(terms) - 1:
+                jumps.append(self.emit(AND if node.op == "and" else OR))
+        for at in jumps:
+            self.ops[at + 1] = len(self.ops) // 2
+        return "bool"
+
+    def _Is(self, node: ir.Is) -> str:
+        kind = self.expr(node.subject)
+        symbol = self.tables.symbol_index.get(node.name)
+        if symbol is None or kind not in ("piece", "place"):
+            raise Unsupported(f"is {node.name}")
+        self.emit(TAG if kind == "piece" else FEATURE, symbol)
+        return "bool"
+
+    def _Compare(self, node: ir.Compare) -> str:
+        if isinstance(node.right, ir.StrLit) and node.op in ("==", "!="):
+            if self.expr(node.left) != "kind" or node.right.value not in KINDS:
+                raise Unsupported("a string comparison")
+            self.emit(CONST, KINDS.index(node.right.value))
+            self.emit(_COMPARE[node.op])
+            return "bool"
+        left, right = self.expr(node.left), self.expr(node.right)
+        if node.op in ("==", "!="):
+            if left != right and "none" not in (left, right):
+                raise Unsupported(f"{left} {node.op} {right}")
+            if "none" in (left, right) and not {left, right} <= {"none", *_REFS}:
+                raise Unsupported(f"{left} {node.op} {right}")
+            if left == "bool" or right == "bool":
+                if left != right:
+                    raise Unsupported("a boolean compared with another type")
+        elif (left, right) != ("int", "int"):
+            raise Unsupported(f"{left} {node.op} {right}")
+        self.emit(_COMPARE[node.op])
+        return "bool"
+
+    def _Arith(self, node: ir.Arith) -> str:
+        op = _ARITH.get(node.op)
+        if op is None or (self.expr(node.left), self.expr(node.right)) != ("int", "int"):
+            raise Unsupported(f"arithmetic {node.op}")
+        self.emit(op)
+        return "int"
+
+    def _Attr(self, node: ir.Attr) -> str:
+        if isinstance(node.obj, ir.Name) and node.obj.id in ("none",):
+            raise Unsupported("an attribute of none")
+        kind = self.expr(node.obj)
+        name = node.name
+        declared = {"piece": self.machine.compiler.piece_attributes,
+                    "place": self.machine.compiler.place_attributes}.get(kind, set())
+        if name in declared and name not in (self.piece_columns if kind == "piece"
+                                             else self.place_columns):
+            raise Unsupported(f"{kind}.{name} is not an integer column")
+        if kind == "piece":
+            column = self.piece_columns.get(name)
+            if column is not None:
+                self.emit(PIECE_ATTR, column[0])
+                return column[1]
+            if ("piece", name) in self.derived:
+                raise Unsupported(f"derived {name}")
+            if name == "side":
+                self.emit(SIDE)
+                return "player"
+            if name == "place":
+                self.emit(WHERE)
+                return "place"
+            if name in self.tables.columns:
+                self.emit(PROPERTY, sorted(self.tables.columns).index(name))
+                return "int"
+        if kind == "place":
+            column = self.place_columns.get(name)
+            if column is not None:
+                self.emit(PLACE_ATTR, column[0])
+                return column[1]
+            if name == "kind" and ("place", name) not in self.derived:
+                self.emit(KIND)
+                return "kind"
+        raise Unsupported(f"{kind}.{name}")
+
+    def _Call(self, node: ir.Call) -> str:
+        if node.func not in ("any", "count") or node.args and node.binder is not None:
+            raise Unsupported(node.func)
+        if node.binder is None:
+            if node.func != "count" or len(node.args) != 1 or not self._pieces_of(node.args[0]):
+                raise Unsupported(node.func)
+            self.emit(COUNT)
+            return "int"
+        if node.domain is None or node.element is not None or not self._pieces_of(node.domain):
+            raise Unsupported(node.func)
+        where = node.where
+        if where is None:
+            self.emit(COUNT)
+        else:
+            op = self._side_test(where, node.binder)
+            self.emit(OWNED if op == "==" else OTHERS)
+        if node.func == "any":
+            self.emit(CONST, 0)
+            self.emit(GT)
+            return "bool"
+        return "int"
+
+    def _pieces_of(self, node: ir.Expr) -> bool:
+        """Emit the place whose pieces ``node`` lists (``h.pieces``, or a derived alias of it)."""
+        if not isinstance(node, ir.Attr):
+            return False
+        name = node.name
+        derived = self.derived.get(("place", name))
+        if derived is not None:
+            expr = derived.expr
+            if not (isinstance(expr, ir.Attr) and expr.name == "pieces"
+                    and isinstance(expr.obj, ir.Name) and expr.obj.id == "place"):
+                return False
+        elif name != "pieces":
+            return False
+        if self.expr(node.obj) != "place":
+            raise Unsupported("the pieces of a non-place")
+        return True
+
+    def _side_test(self, where: ir.Expr, binder: str) -> str:
+        """Emit the player of ``u.side == E`` (or ``!=``); returns the operator."""
+        if not isinstance(where, ir.Compare) or where.op not in ("==", "!="):
+            raise Unsupported("a comprehension's condition")
+        sides = [isinstance(t, ir.Attr) and t.name == "side" and isinstance(t.obj, ir.Name)
+                 and t.obj.id == binder for t in (where.left, where.right)]
+        if sides.count(True) != 1:
+            raise Unsupported("a comprehension's condition")
+        other = where.right if sides[0] else where.left
+        if self.expr(other) != "player":
+            raise Unsupported("a side compared with a non-player")
+        return where.op
+
+
+def _param_type(declared: str) -> str:
+    if declared in ("piece", "player"):
+        return declared
+    if declared in ("place", "hex", "area", "zone"):
+        return "place"
+    raise Unsupported(declared)
+
+
+def compile_forbids(machine: Any, tables: Tables, columns: Columns
+                    ) -> dict[str, list[tuple[int, Code]]]:
+    """Every forbid clause the bytecode can express, by action kind, with its position."""
+    compiler = ClauseCompiler(machine, tables, columns)
+    found: dict[str, list[tuple[int, Code]]] = {}
+    for action, clauses in machine.forbids.items():
+        kind = machine.space.kinds.get(action)
+        if kind is None:
+            continue
+        try:
+            params = [(name, _param_type(t)) for name, t in kind.params]
+        except Unsupported:
+            continue
+        for position, (rule, _, _, decl) in enumerate(clauses):
+            code = compiler.compile(rule, decl.when, params)
+            if code is not None:
+                found.setdefault(action, []).append((position, code))
+    return found
+
+
+def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
+        piece_values: Sequence[int], place_values: Sequence[int]) -> int:
+    """Run a compiled clause: 1 (it holds), 0 (it does not) or ``UNKNOWN``.
+
+    ``params`` are the indices of the action's arguments, in ``code.params``
+    order; ``piece_values`` and ``place_values`` are ``Columns.values()``.
+    """
+    ops = code.ops
+    stack: list[int] = []
+    pc = 0
+    n_pieces, n_places = tables.n_pieces, tables.n_places
+    props = [tables.columns[name] for name in sorted(tables.columns)]
+    while True:
+        op, arg = ops[2 * pc], ops[2 * pc + 1]
+        pc += 1
+        if op == PARAM:
+            stack.append(params[arg])
+        elif op == CONST:
+            stack.append(arg)
+        elif op in (SIDE, TAG, WHERE, PROPERTY, PIECE_ATTR):
+            piece = stack.pop()
+            if not 0 <= piece < n_pieces:     # none, or not a piece: the interpreter fails
+                return UNKNOWN
+            if op == SIDE:
+                stack.append(tables.piece_side[piece])
+            elif op == TAG:
+                stack.append(int(tables.has(tables.piece_tags, piece, arg)))
+            elif op == WHERE:
+                stack.append(board.place_of(piece))
+            elif op == PROPERTY:
+                stack.append(props[arg][piece])
+            else:
+                value = piece_values[arg * n_pieces + piece]
+                if value == INEXACT:
+                    return UNKNOWN
+                stack.append(value)
+        elif op in (FEATURE, KIND, PLACE_ATTR, COUNT):
+            place = stack.pop()
+            if not 0 <= place < n_places:
+                return UNKNOWN
+            if op == FEATURE:
+                stack.append(int(tables.has(tables.place_features, place, arg)))
+            elif op == KIND:
+                stack.append(tables.place_kind[place])
+            elif op == PLACE_ATTR:
+                value = place_values[arg * n_places + place]
+                if value == INEXACT:
+                    return UNKNOWN
+                stack.append(value)
+            else:
+                stack.append(board.count(place))
+        elif op in (OWNED, OTHERS):
+            player = stack.pop()
+            place = stack.pop()
+            if not 0 <= place < n_places or not NONE <= player < len(tables.player_names):
+                return UNKNOWN
+            stack.append(board.count_of(place, player) if op == OWNED
+                         else board.others(place, player))
+        elif op == NOT:
+            stack.append(1 - stack.pop())
+        elif op in (AND, OR):
+            if (stack[-1] == 0) == (op == AND):
+                pc = arg           # the answer is decided: keep it, skip the rest
+            else:
+                stack.pop()
+        elif op == RETURN:
+            return stack.pop()
+        else:
+            right = stack.pop()
+            left = stack.pop()
+            stack.append(_binary(op, left, right))
+
+
+def _binary(op: int, left: int, right: int) -> int:
+    if op == ADD:
+        return left + right
+    if op == SUB:
+        return left - right
+    return int({EQ: left == right, NE: left != right, LT: left < right, LE: left <= right,
+                GT: left > right, GE: left >= right}[op])
