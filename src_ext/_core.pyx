@@ -225,7 +225,7 @@ cdef class Board:
 cdef enum:
     PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR
     PLACE_ATTR, COUNT, OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT
-    AND, OR, RETURN
+    AND, OR, RETURN, ADJACENT, CROSSING, IN_REGION
 
 cdef enum:
     UNKNOWN = -2
@@ -251,6 +251,10 @@ cdef class ClauseMachine:
     cdef const uint64_t[:] features
     cdef const int8_t[:] kinds
     cdef const int64_t[:] props
+    cdef const int32_t[:] neighbour_start
+    cdef const int32_t[:] neighbours
+    cdef const uint64_t[:] edge_features
+    cdef const int8_t[:] regions
 
     def __init__(self, tables):
         self.n_pieces = len(tables.piece_ids)
@@ -265,6 +269,21 @@ cdef class ClauseMachine:
         for name in sorted(tables.columns):
             flat.extend(tables.columns[name])
         self.props = flat if len(flat) else array("q", [0])
+        self.neighbour_start = tables.neighbour_start
+        self.neighbours = (tables.neighbours if len(tables.neighbours)
+                           else array("i", [0]))
+        self.edge_features = (tables.edge_features if len(tables.edge_features)
+                              else array("Q", [0]))
+        self.regions = (tables.region_member if len(tables.region_member)
+                        else array("b", [0]))
+
+    cdef inline Py_ssize_t _edge(self, int64_t here, int64_t there) noexcept:
+        # The edge from ``here`` to ``there`` in the neighbour rows, or -1.
+        cdef Py_ssize_t edge
+        for edge in range(self.neighbour_start[here], self.neighbour_start[here + 1]):
+            if self.neighbours[edge] == there:
+                return edge
+        return -1
 
     def run(self, const int64_t[:] ops, params, Board board,
             const int64_t[:] piece_values, const int64_t[:] place_values):
@@ -285,6 +304,7 @@ cdef class ClauseMachine:
         cdef Py_ssize_t pc = 0
         cdef Py_ssize_t end = ops.shape[0] // 2
         cdef int64_t op, arg, x, y
+        cdef Py_ssize_t edge
         cdef int width = self.n_players + 1
         while pc < end:
             op = ops[2 * pc]
@@ -341,6 +361,23 @@ cdef class ClauseMachine:
                     y = self.n_players
                 y = board.owned[x * width + y]
                 stack[top - 1] = y if op == OWNED else board.count_[x] - y
+            elif op == ADJACENT or op == CROSSING:
+                y = stack[top - 1]
+                x = stack[top - 2]
+                top -= 1
+                if not (0 <= x < self.n_places and 0 <= y < self.n_places):
+                    return UNKNOWN
+                edge = self._edge(x, y)
+                if op == ADJACENT:
+                    stack[top - 1] = edge >= 0
+                else:
+                    stack[top - 1] = edge >= 0 and (
+                        self.edge_features[edge * self.words + arg // 64]
+                        >> (arg % 64)) & 1
+            elif op == IN_REGION:
+                x = stack[top - 1]
+                stack[top - 1] = (0 <= x < self.n_places
+                                  and self.regions[arg * self.n_places + x] == 1)
             elif op == NOT:
                 stack[top - 1] = 1 - stack[top - 1]
             elif op == AND or op == OR:

@@ -7,9 +7,13 @@ the loop. This stage compiles the clauses it can express into a stack
 bytecode over integers: pieces, places and players are their indices
 (``NONE``, -1, for none), booleans 0 and 1. The machine reads:
 
-- the action's parameters (``PARAM``);
+- the action's parameters (``PARAM``), and an option's bindings
+  (``with from = unit.place``) by compiling their expressions where they are
+  read;
 - the static tables of ``engine/tables.py`` (a piece's side, tags and
-  integer properties; a place's kind and features);
+  integer properties; a place's kind and features; whether two places are
+  adjacent and the features of the hexside between them; the map's named
+  groups of places);
 - the ``Board`` of ``engine/board.py`` (where a piece is, how many pieces a
   place holds, how many are or are not a player's: ``any(u in h.pieces where
   u.side != s)`` becomes one count test);
@@ -27,6 +31,7 @@ Nothing here knows a game.
 
 from __future__ import annotations
 
+import typing
 from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -48,13 +53,15 @@ MAX_INSTRUCTIONS = 256
 
 # Opcodes; every instruction is two integers (opcode, argument).
 (PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR, PLACE_ATTR, COUNT,
- OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN) = range(25)
+ OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN, ADJACENT, CROSSING,
+ IN_REGION) = range(28)
 NAMES = ("PARAM", "CONST", "SIDE", "TAG", "FEATURE", "KIND", "WHERE", "PROPERTY",
          "PIECE_ATTR", "PLACE_ATTR", "COUNT", "OWNED", "OTHERS", "EQ", "NE", "LT", "LE", "GT",
-         "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN")
+         "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN", "ADJACENT", "CROSSING", "IN_REGION")
 _COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
 _ARITH = {"+": ADD, "-": SUB}
 _REFS = ("piece", "place", "player")
+_EXPRESSIONS = typing.get_args(ir.Expr)
 _COLUMN_TYPES = ("int", "bool", "piece", "place", "player")
 
 
@@ -127,16 +134,30 @@ class ClauseCompiler:
         self.piece_columns = {name: (i, t) for i, (name, t) in enumerate(columns.piece)}
         self.place_columns = {name: (i, t) for i, (name, t) in enumerate(columns.place)}
         self.derived = {(d.owner, d.name): d for d in machine.program.of(ir.DeriveDecl)}
+        # A global name is read as such only if no procedure can bind a variable
+        # of that name (a variable would hide it in the clause's scope).
+        self.variables = variables_of(machine.program)
+        self.regions = {name: i for i, name in enumerate(tables.region_names)}
+        self.players = {p.name: p.index for p in machine.world.players}
+        self.bindings: dict[str, ir.Expr] = {}
+        self.active: set[str] = set()
 
-    def compile(self, rule: str, when: ir.Expr, params: Sequence[tuple[str, str]]) -> Code | None:
-        """The bytecode of a clause whose names are all action parameters; else None."""
+    def compile(self, rule: str, when: ir.Expr, params: Sequence[tuple[str, str]],
+                bindings: Sequence[tuple[str, ir.Expr]] = ()) -> Code | None:
+        """The bytecode of a clause over an action's parameters and an option's bindings.
+
+        None when the clause reads anything else, or anything outside the
+        subset this machine runs.
+        """
         types = {name: _param_type(t) for name, t in params}
         self.slots = {name: i for i, (name, _) in enumerate(params)}
         self.types = types
+        self.bindings = {name: expr for name, expr in bindings if name not in types}
+        self.active = set()
         self.ops: list[int] = []
         try:
             kind = self.expr(when)
-        except Unsupported:
+        except (Unsupported, RecursionError):
             return None
         if kind != "bool" or len(self.ops) // 2 >= MAX_INSTRUCTIONS:
             return None
@@ -156,11 +177,40 @@ class ClauseCompiler:
         return kind
 
     def _Name(self, node: ir.Name) -> str:
-        kind = self.types.get(node.id)
-        if kind is None:
-            raise Unsupported(node.id)
-        self.emit(PARAM, self.slots[node.id])
-        return kind
+        name = node.id
+        kind = self.types.get(name)
+        if kind is not None:
+            self.emit(PARAM, self.slots[name])
+            return kind
+        bound = self.bindings.get(name)
+        if bound is not None:
+            if name in self.active:
+                raise Unsupported(f"binding {name} reads itself")
+            self.active.add(name)
+            try:
+                return self.expr(bound)
+            finally:
+                self.active.discard(name)
+        if name in self.variables or name in self.machine.compiler.values:
+            raise Unsupported(name)
+        if name in self.players and self.machine.fast.resolve(name)[0] == "const":
+            self.emit(CONST, self.players[name])
+            return "player"
+        raise Unsupported(name)
+
+    def _Member(self, node: ir.Member) -> str:
+        collection = node.collection
+        if not isinstance(collection, ir.Name) or collection.id not in self.regions \
+                or collection.id in self.variables or collection.id in self.types \
+                or collection.id in self.bindings \
+                or self.machine.fast.resolve(collection.id)[0] != "const":
+            raise Unsupported("membership of anything but a named group of places")
+        if self.expr(node.item) != "place":
+            raise Unsupported("membership of a non-place")
+        self.emit(IN_REGION, self.regions[collection.id])
+        if node.negated:
+            self.emit(NOT)
+        return "bool"
 
     def _IntLit(self, node: ir.IntLit) -> str:
         if not -(1 << 62) < node.value < 1 << 62:
@@ -197,9 +247,9 @@ class ClauseCompiler:
     def _Is(self, node: ir.Is) -> str:
         kind = self.expr(node.subject)
         symbol = self.tables.symbol_index.get(node.name)
-        if symbol is None or kind not in ("piece", "place"):
+        if symbol is None or kind not in ("piece", "place", "hexside"):
             raise Unsupported(f"is {node.name}")
-        self.emit(TAG if kind == "piece" else FEATURE, symbol)
+        self.emit({"piece": TAG, "place": FEATURE, "hexside": CROSSING}[kind], symbol)
         return "bool"
 
     def _Compare(self, node: ir.Compare) -> str:
@@ -267,6 +317,13 @@ class ClauseCompiler:
         raise Unsupported(f"{kind}.{name}")
 
     def _Call(self, node: ir.Call) -> str:
+        if node.func in ("adjacent", "hexside") and node.binder is None:
+            if len(node.args) != 2 or any(self.expr(a) != "place" for a in node.args):
+                raise Unsupported(node.func)
+            if node.func == "adjacent":
+                self.emit(ADJACENT)
+                return "bool"
+            return "hexside"     # two places on the stack, read only by `has`
         if node.func not in ("any", "count") or node.args and node.binder is not None:
             raise Unsupported(node.func)
         if node.binder is None:
@@ -327,24 +384,60 @@ def _param_type(declared: str) -> str:
     raise Unsupported(declared)
 
 
+def variables_of(program: ir.Program) -> frozenset[str]:
+    """Every name a procedure of the program may bind: parameters, lets, loops, options."""
+    found: set[str] = set()
+    stack: list[Any] = list(program.of(ir.Procedure))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (tuple, list)):
+            stack.extend(node)
+            continue
+        if not attrs.has(type(node)):
+            continue
+        if isinstance(node, ir.Procedure):
+            found.update(node.params)
+        elif isinstance(node, (ir.Let, ir.ForEach, ir.OptionParam, ir.ChooseSealed)):
+            found.add(node.name)
+        elif isinstance(node, ir.SetStmt) and isinstance(node.target, ir.Name):
+            found.add(node.target.id)
+        elif isinstance(node, ir.Option):
+            found.update(name for name, _ in node.bindings)
+        if isinstance(node, _EXPRESSIONS):
+            continue     # expressions bind only their own comprehension variables
+        stack.extend(getattr(node, f.name) for f in attrs.fields(type(node)))
+    return frozenset(found)
+
+
 def compile_forbids(machine: Any, tables: Tables, columns: Columns
                     ) -> dict[str, list[tuple[int, Code]]]:
-    """Every forbid clause the bytecode can express, by action kind, with its position."""
+    """Every forbid clause over its action's parameters alone, by action kind, with its position."""
     compiler = ClauseCompiler(machine, tables, columns)
     found: dict[str, list[tuple[int, Code]]] = {}
-    for action, clauses in machine.forbids.items():
-        kind = machine.space.kinds.get(action)
-        if kind is None:
-            continue
-        try:
-            params = [(name, _param_type(t)) for name, t in kind.params]
-        except Unsupported:
-            continue
-        for position, (rule, _, _, decl) in enumerate(clauses):
-            code = compiler.compile(rule, decl.when, params)
-            if code is not None:
-                found.setdefault(action, []).append((position, code))
+    for action in machine.forbids:
+        codes = compile_option(compiler, action)
+        if codes:
+            found[action] = codes
     return found
+
+
+def compile_option(compiler: ClauseCompiler, action: str,
+                   bindings: Sequence[tuple[str, ir.Expr]] = ()) -> list[tuple[int, Code]]:
+    """The forbid clauses of ``action`` that compile with an option's ``bindings`` in scope."""
+    machine = compiler.machine
+    kind = machine.space.kinds.get(action)
+    if kind is None:
+        return []
+    try:
+        params = [(name, _param_type(t)) for name, t in kind.params]
+    except Unsupported:
+        return []
+    codes = []
+    for position, (rule, _, _, decl) in enumerate(machine.forbids.get(action, ())):
+        code = compiler.compile(rule, decl.when, params, bindings)
+        if code is not None:
+            codes.append((position, code))
+    return codes
 
 
 def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
@@ -405,6 +498,21 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
                 return UNKNOWN
             stack.append(board.count_of(place, player) if op == OWNED
                          else board.others(place, player))
+        elif op in (ADJACENT, CROSSING):
+            there = stack.pop()
+            here = stack.pop()
+            if not (0 <= here < n_places and 0 <= there < n_places):
+                return UNKNOWN
+            edge = _edge(tables, here, there)
+            if op == ADJACENT:
+                stack.append(int(edge >= 0))
+            else:
+                stack.append(int(edge >= 0 and tables.has(tables.edge_features, edge, arg)))
+        elif op == IN_REGION:
+            place = stack.pop()
+            # `none in group` is false, as in the interpreter.
+            stack.append(int(0 <= place < n_places
+                             and tables.region_member[arg * n_places + place] == 1))
         elif op == NOT:
             stack.append(1 - stack.pop())
         elif op in (AND, OR):
@@ -418,6 +526,14 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
             right = stack.pop()
             left = stack.pop()
             stack.append(_binary(op, left, right))
+
+
+def _edge(tables: Tables, here: int, there: int) -> int:
+    """The index of the edge from ``here`` to ``there`` in the neighbour rows, or -1."""
+    for edge in range(tables.neighbour_start[here], tables.neighbour_start[here + 1]):
+        if tables.neighbours[edge] == there:
+            return edge
+    return -1
 
 
 def _binary(op: int, left: int, right: int) -> int:

@@ -159,7 +159,7 @@ class Outcome:
 
 class OptionSpec:
     __slots__ = ("kind", "params", "bindings", "where", "body", "span", "enum", "clean",
-                 "binder", "cite")
+                 "binder", "cite", "decl")
 
     def __init__(self, kind: str, params: tuple[tuple[str, Fn], ...],
                  bindings: tuple[tuple[str, Fn], ...], where: Fn | None, span: Any) -> None:
@@ -170,6 +170,7 @@ class OptionSpec:
         self.binder: Any = None
         self.clean = False   # candidates read no parameter or binding before it is set
         self.cite: Fn | None = None   # the rules a refusal by domain or 'where' cites
+        self.decl: ir.Option | None = None   # the option as the rulebook states it
 
 
 class ChoiceSpec:
@@ -619,6 +620,7 @@ class _ProcCompiler:
                            option.span)
             if option.cite is not None:
                 o.cite = self.x(option.cite)
+            o.decl = option
             kind = self.m.space.kinds.get(option.kind)
             if kind is not None:
                 o.enum = self.m.fast.enumerator(option, kind)

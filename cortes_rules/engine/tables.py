@@ -16,7 +16,9 @@ integers, indexed by the ids ``World`` already gives (``Piece.index``,
   features of each hexside crossed along an edge (``edge_features``), and the
   shore links the same way;
 - the counters' integer values (``move``, ``max_steps``, a rulebook's own
-  properties) are columns, one per property whose every value is an integer.
+  properties) are columns, one per property whose every value is an integer;
+- the map's named groups of places (regions, zone groups) are rows of one
+  flag per place.
 
 Nothing here knows a game: the names come from the rulebook. ``check()``
 decodes the tables and compares them with the ``World`` they came from; it
@@ -61,6 +63,8 @@ class Tables:
     shore: array[int]
     columns: dict[str, array[int]]    # integer properties of pieces, by name
     symbol_index: dict[str, int]
+    region_names: tuple[str, ...]
+    region_member: array[int]    # n_places flags per region
 
     @property
     def n_pieces(self) -> int:
@@ -149,6 +153,10 @@ def lower(world: World) -> Tables:
         edge_features=bitset(world.hexside(p, q) for p in places for q in p.neighbours),
         shore_start=shore_start, shore=shore,
         columns=columns, symbol_index=index,
+        region_names=tuple(world.regions),
+        region_member=array("b", (int(place in members) for members in
+                                  (frozenset(world.regions[name]) for name in world.regions)
+                                  for place in places)),
     )
 
 
@@ -174,6 +182,13 @@ def check(tables: Tables, world: World) -> list[str]:
         for name, column in tables.columns.items():
             if column[i] != piece.props.get(name):
                 wrong.append(f"{piece.id}: {name}")
+    for r, name in enumerate(tables.region_names):
+        row = tables.region_member[r * len(world.places):(r + 1) * len(world.places)]
+        if [p for p, flag in zip(world.places, row, strict=True) if flag] != \
+                sorted(world.regions[name], key=lambda p: p.index):
+            wrong.append(f"region {name}")
+    if tables.region_names != tuple(world.regions):
+        wrong.append("region names")
     edge = 0
     for place in world.places:
         i = place.index

@@ -28,6 +28,7 @@ from cortes_rules.engine import bytecode as bc
 from cortes_rules.engine import tables as tables_stage
 from cortes_rules.engine.board import NONE
 from cortes_rules.engine.board import Board as ReferenceBoard
+from cortes_rules.engine.machine import CHOOSE, SEALED
 
 try:
     from cortes_rules._core import Board as NativeBoard
@@ -226,3 +227,113 @@ def test_3_3_clauses_outside_the_subset_compile_to_nothing():
     for _ in range(bc.MAX_INSTRUCTIONS):
         long = ir.BoolOp("and", long, ir.BoolLit(True, long.span), long.span)
     assert compiler.compile("3.3", long, params) is None
+
+
+def _check_options(book, tables, columns, state, chooser, samples: int, left: list[int]) -> int:
+    """Run the clauses compiled with each option's bindings, for the pending decision."""
+    machine = book._machine
+    pending = state._pending()
+    if pending is None or not hasattr(pending[1][1], "options") or \
+            state.is_chance_node():
+        return 0
+    _, ins, frame = pending
+    compiler = bc.ClauseCompiler(machine, tables, columns)
+    boards = _boards(state, tables)
+    piece_values, place_values = columns.values(state)
+    native = ClauseMachine(tables) if ClauseMachine is not None else None
+    legal = [machine.space.decode(n) for n in state.legal_action_ids()]
+    checked = 0
+    for option in ins[1].options:
+        if option.decl is None or option.kind not in machine.space.kinds:
+            continue
+        codes = bc.compile_option(compiler, option.kind, option.decl.bindings)
+        kind = machine.space.kinds[option.kind]
+        combos = [tuple(chooser.choice(d) for d in kind.domains) for _ in range(samples)]
+        combos += [values for k, values in legal if k is kind]
+        for values in combos:
+            env = dict(frame[2])
+            env.update(zip((name for name, _ in kind.params), values, strict=True))
+            try:
+                for name, fn in option.bindings:
+                    env[name] = fn(state, env)
+            except cortes_rules.CortesRulesError:
+                continue      # the interpreter could not bind this candidate at all
+            indices = [v.index for v in values]
+            for position, code in codes:
+                expected = _interpreter(machine.forbids[option.kind][position][1], state, env)
+                for board in boards:
+                    got = bc.run(code, indices, tables, board, piece_values, place_values)
+                    if got == bc.UNKNOWN and expected != bc.UNKNOWN:
+                        assert bc.INEXACT in piece_values or bc.INEXACT in place_values
+                        left.append(1)
+                    else:
+                        assert got == expected, (code.rule, option.kind, values,
+                                                 code.listing())
+                    if native is not None and type(board) is NativeBoard:
+                        again = native.run(code.ops, indices, board, piece_values,
+                                           place_values)
+                        assert again == got, ("native", code.rule, option.kind, values)
+                checked += 1
+    return checked
+
+
+def _walk_options(name, options, scenario, new_game, seeds, steps, samples, left) -> tuple:
+    book, tables, columns, _ = _compiled(name, options, scenario)
+    checked, rules = 0, set()
+    compiler = bc.ClauseCompiler(book._machine, tables, columns)
+    for seed in seeds:
+        state = book.new_game(seed=seed, **new_game)
+        chooser = random.Random(seed)
+        for _ in range(steps):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                state.apply_chance()
+                continue
+            checked += _check_options(book, tables, columns, state, chooser, samples, left)
+            for option in state._pending()[1][1].options:
+                if option.decl is not None:
+                    rules |= {c.rule for _, c in
+                              bc.compile_option(compiler, option.kind, option.decl.bindings)}
+            state.apply(chooser.choice(state.legal_action_ids()))
+    return checked, rules
+
+
+@pytest.mark.rule("7.16")
+def test_7_16_clauses_with_an_options_bindings_answer_as_the_interpreter_along_games():
+    # With `from` and `crossing` bound by the option, the causeway bans
+    # (7.16), the cavalry ban (7.13), Tepeyac (7.17, a named group of hexes)
+    # and adjacency (7.1) compile too.
+    left: list[int] = []
+    checked, rules = _walk_options("cortes", ("veteran",), None,
+                                   {"setup": "historical", "turn_limit": 10},
+                                   seeds=range(3), steps=120, samples=15, left=left)
+    assert {"7.1", "7.13", "7.16", "7.17"} <= rules
+    assert checked > 3000
+    assert left == []
+
+
+@pytest.mark.rule("II.6", rulebook="grands_strateges")
+def test_ii_6_option_clauses_of_grands_strateges_answer_as_the_interpreter():
+    left: list[int] = []
+    checked, _ = _walk_options("grands_strateges", (), "X", {}, seeds=range(2), steps=120,
+                               samples=15, left=left)
+    assert checked > 300
+    assert len(left) < checked // 4
+
+
+@pytest.mark.rule("7.1")
+def test_7_1_the_movement_options_clauses_that_compile():
+    book, tables, columns, _ = _compiled("cortes", ("veteran",))
+    machine = book._machine
+    compiler = bc.ClauseCompiler(machine, tables, columns)
+    move = next(o for p in machine.procs.values() for ins in p.code if ins[0] in (CHOOSE, SEALED)
+                for o in ins[1].options if o.kind == "move")
+    codes = bc.compile_option(compiler, "move", move.decl.bindings)
+    rules = [code.rule for _, code in codes]
+    # Only the cost (7.1, through the cost hook) and 9.2 (a value of the
+    # game) are left to the interpreter.
+    assert len(codes) == len(machine.forbids["move"]) - 2
+    assert "7.17" in rules and "9.2" not in rules
+    tepeyac = next(code for _, code in codes if code.rule == "7.17")
+    assert "IN_REGION" in " ".join(tepeyac.listing())
