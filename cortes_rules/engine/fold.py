@@ -25,14 +25,21 @@ rulebook.
 
 from __future__ import annotations
 
+import bisect
 import itertools
+from array import array
 from typing import Any
 
 import attrs
 
 from ..core.world import Piece, Place
 from ..dsl import ir
+from ..errors import CortesRulesError
+from .bytecode import INEXACT
+from .codegen import Purity
+from .bytecode import variables_of as bytecode_variables
 from .machine import GameState, Machine
+from .tables import Tables
 
 MAX_CASES = 250_000
 """A clause over more parameter combinations than this is not folded."""
@@ -129,3 +136,156 @@ def _evaluate(cond: Any, state: Any, params: tuple[str, ...],
             return None
         flags.append(answer)
     return bytes(flags)
+
+
+# ---------------------------------------------------------------- bindings along an edge
+UNSET = -(1 << 62) + 1
+"""A cell of ``EdgeBindings.column()`` not worked out yet."""
+
+
+class EdgeBindings:
+    """An option's bindings that depend only on the move along one edge of the board.
+
+    An option of the shape ``option k(p in ..., q in neighbours(p.place))``
+    names a piece and one of the places next to it: a move along an edge
+    (from the piece's place to ``q``). A binding that reads only ``p``, ``q``,
+    the place ``p`` leaves, the hexside crossed and static data (the
+    movement cost of ``with_rules(move_cost_of())``, through its hook, is
+    one) has one value per (piece, edge), whatever else the position holds.
+    This class works such values out when first asked, with the
+    interpreter's own functions, and keeps them: the native enumeration of
+    the option reads them (``column()``) instead of evaluating the hook.
+
+    ``names`` are the bindings found to depend only on the edge; ``value()``
+    gives one of them for a piece and an edge.
+    """
+
+    def __init__(self, machine: Machine, option: Any) -> None:
+        self.machine = machine
+        self.option = option
+        self.names: tuple[str, ...] = ()
+        self._values: dict[tuple[str, int, int, int], Any] = {}
+        self._columns: dict[str, array[int]] = {}
+        self._scratch: GameState | None = None
+        decl: ir.Option | None = option.decl
+        if decl is None or len(decl.params) != 2:
+            return
+        piece, place = decl.params[0].name, decl.params[1].name
+        domain = decl.params[1].domain
+        if not (isinstance(domain, ir.Call) and domain.func == "neighbours"
+                and domain.binder is None and len(domain.args) == 1
+                and _is_place_of(domain.args[0], piece)):
+            return
+        variables = bytecode_variables(machine.program)
+        values = machine.compiler.values
+        # A purity scanner of its own: its memo is keyed by node identity, and
+        # the rewritten expressions below are temporary.
+        purity = Purity(machine.fast)
+        bound = {piece, place, _FROM}
+        found = []
+        for name, expr in decl.bindings:
+            if name in (piece, place):
+                break      # a binding hiding a parameter: leave the option alone
+            pure, names = purity.scan(_leaving(expr, piece), frozenset(bound))
+            outside = names - bound
+            if pure and not any(n in variables or n in values for n in outside):
+                bound.add(name)
+                found.append(name)
+        self.names = tuple(found)
+        self.piece_param, self.place_param = piece, place
+
+    def value(self, name: str, piece: int, here: int, there: int) -> Any:
+        """Binding ``name`` for the piece moving from place ``here`` to place ``there``.
+
+        Raises the interpreter's error where it cannot evaluate the binding
+        (or one it reads) for this move.
+        """
+        key = (name, piece, here, there)
+        if key not in self._values:
+            self._work_out(piece, here, there)
+        found = self._values[key]
+        if isinstance(found, _Failed):
+            raise found.error
+        return found
+
+    def _work_out(self, piece: int, here: int, there: int) -> None:
+        world = self.machine.world
+        if self._scratch is None:
+            self._scratch = GameState(self.machine, seed=0, begin=False)
+        scratch = self._scratch
+        unit, start, end = world.pieces[piece], world.places[here], world.places[there]
+        scratch._put(unit, start)
+        env: dict[str, Any] = {self.piece_param: unit, self.place_param: end}
+        wanted = [name for name, _ in self.option.bindings if name in self.names]
+        try:
+            for name, fn in self.option.bindings:
+                if name in wanted:
+                    env[name] = fn(scratch, env)
+                    self._values[(name, piece, here, there)] = env[name]
+        except CortesRulesError as error:
+            # This binding and the ones after it fail, as in the interpreter.
+            for later in wanted[wanted.index(name):]:
+                self._values[(later, piece, here, there)] = _Failed(error)
+        finally:
+            scratch._put(unit, None)
+
+    def column(self, name: str, tables: Tables) -> array[int]:
+        """One int64 cell per (piece, edge of ``tables``): the binding as an integer when it is
+        one, ``bytecode.INEXACT`` when it is not (a fraction, none), ``UNSET`` until asked
+        (``fill()``)."""
+        column = self._columns.get(name)
+        if column is None:
+            column = self._columns[name] = array("q", [UNSET]) * (
+                tables.n_pieces * len(tables.neighbours))
+        return column
+
+    def fill(self, name: str, tables: Tables, piece: int, edge: int) -> int:
+        """Work out one cell of ``column(name)`` and return it."""
+        column = self.column(name, tables)
+        at = piece * len(tables.neighbours) + edge
+        if column[at] == UNSET:
+            here = _edge_source(tables, edge)
+            try:
+                value = self.value(name, piece, here, tables.neighbours[edge])
+            except CortesRulesError:
+                value = None       # the interpreter fails here too, in its own time
+            column[at] = value if type(value) is int and INEXACT < value < -INEXACT \
+                else INEXACT
+        return int(column[at])
+
+
+@attrs.frozen
+class _Failed:
+    """A binding the interpreter cannot evaluate for one move, with its error."""
+
+    error: CortesRulesError
+
+
+def _is_place_of(node: ir.Expr, piece: str) -> bool:
+    return (isinstance(node, ir.Attr) and node.name == "place"
+            and isinstance(node.obj, ir.Name) and node.obj.id == piece)
+
+
+def _leaving(expr: Any, piece: str) -> Any:
+    """``expr`` with ``piece.place`` read as a name (the place left, fixed by the edge)."""
+    if _is_place_of(expr, piece):
+        return ir.Name(_FROM, expr.span)
+    if isinstance(expr, (tuple, list)):
+        return type(expr)(_leaving(e, piece) for e in expr)
+    if not attrs.has(type(expr)):
+        return expr
+    changes = {}
+    for field in attrs.fields(type(expr)):
+        old = getattr(expr, field.name)
+        new = _leaving(old, piece)
+        if new is not old:
+            changes[field.name] = new
+    return attrs.evolve(expr, **changes) if changes else expr
+
+
+def _edge_source(tables: Tables, edge: int) -> int:
+    """The place an edge of the neighbour rows leaves from."""
+    return bisect.bisect_right(tables.neighbour_start, edge) - 1
+
+
+_FROM = " the place left"     # not a name a rulebook can write

@@ -19,8 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cortes_rules
-from cortes_rules.engine.fold import fold
-from cortes_rules.engine.machine import GameState
+from cortes_rules.engine import tables as tables_stage
+from cortes_rules.engine.bytecode import INEXACT
+from cortes_rules.engine.fold import EdgeBindings, fold
+from cortes_rules.engine.machine import CHOOSE, SEALED, GameState
 
 CORE_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "core"
 
@@ -120,3 +122,94 @@ def test_1_3_a_users_static_bans_fold_and_agree_with_their_clauses(tmp_path):
             answers.append(clause.forbids(*values))
             assert answers[-1] == cond(state, env)
         assert any(answers) and not all(answers)
+
+
+def _edge_options(book):
+    machine = book._machine
+    return {id(o): o for p in machine.procs.values() for ins in p.code
+            if ins[0] in (CHOOSE, SEALED) for o in ins[1].options}.values()
+
+
+def _compare_edges(book, option, edges, new_game, seeds, steps) -> int:
+    """Along seeded games, the folded bindings of ``option`` against the interpreter's."""
+    machine = book._machine
+    tables = tables_stage.lower(machine.world)
+    compared = 0
+    for seed in seeds:
+        state = book.new_game(seed=seed, **new_game)
+        chooser = random.Random(seed)
+        for _ in range(steps):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                state.apply_chance()
+                continue
+            pending = state._pending()
+            if option in pending[1][1].options:
+                kind = machine.space.kinds[option.kind]
+                units = [v[0] for k, v in map(machine.space.decode, state.legal_action_ids())
+                         if k is kind] + [chooser.choice(kind.domains[0]) for _ in range(5)]
+                for unit in units:
+                    here = state.where[unit.index]
+                    if here is None:
+                        continue
+                    for there in here.neighbours:
+                        env = dict(pending[2][2])
+                        env.update({edges.piece_param: unit, edges.place_param: there})
+                        failed = False
+                        for name, fn in option.bindings:
+                            try:
+                                env[name] = fn(state, env)
+                            except cortes_rules.CortesRulesError:
+                                # A candidate the interpreter cannot price (a unit
+                                # on the lake, say): the fold fails as well.
+                                if name in edges.names:
+                                    with pytest.raises(cortes_rules.CortesRulesError):
+                                        edges.value(name, unit.index, here.index,
+                                                    there.index)
+                                failed = True
+                                break
+                            if name in edges.names:
+                                folded = edges.value(name, unit.index, here.index, there.index)
+                                assert folded == env[name], (name, unit, here, there)
+                                compared += 1
+                        if "cost" in edges.names:
+                            edge = next(i for i in range(tables.neighbour_start[here.index],
+                                                         tables.neighbour_start[here.index + 1])
+                                        if tables.neighbours[i] == there.index)
+                            cell = edges.fill("cost", tables, unit.index, edge)
+                            cost = None if failed else env["cost"]
+                            assert cell == (cost if type(cost) is int else INEXACT)
+            state.apply(chooser.choice(state.legal_action_ids()))
+    return compared
+
+
+@pytest.mark.rule("7.7")
+def test_7_7_the_movement_cost_is_folded_per_unit_and_edge_as_the_interpreter_prices_it():
+    # The cost of entering a hex (7.7, with the causeway rate of 7.16) reads
+    # the unit's side, the terrain and the hexside crossed: one value per
+    # unit and edge, worked out once and read from a column afterwards.
+    book = cortes_rules.load("cortes", options=("veteran",))
+    move = next(o for o in _edge_options(book) if o.kind == "move")
+    edges = EdgeBindings(book._machine, move)
+    assert edges.names == ("from", "crossing", "priced", "cost")
+    compared = _compare_edges(book, move, edges, {"setup": "historical", "turn_limit": 10},
+                              seeds=range(3), steps=150)
+    assert compared > 2000
+
+
+@pytest.mark.rule("II.3", rulebook="grands_strateges")
+def test_ii_3_a_cost_that_reads_the_position_is_not_folded():
+    book = cortes_rules.load("grands_strateges", scenario="X")
+    move = next(o for o in _edge_options(book) if o.kind == "move")
+    edges = EdgeBindings(book._machine, move)
+    # Only the place left and the hexside crossed depend on the edge alone.
+    assert edges.names == ("from", "crossing")
+    assert _compare_edges(book, move, edges, {}, seeds=range(2), steps=120) > 100
+
+
+@pytest.mark.rule("7.19")
+def test_7_19_an_option_not_along_an_edge_has_no_edge_bindings():
+    book = cortes_rules.load("cortes", options=("veteran",))
+    sail = next(o for o in _edge_options(book) if o.kind == "sail")
+    assert EdgeBindings(book._machine, sail).names == ()
