@@ -225,13 +225,18 @@ cdef class Board:
 cdef enum:
     PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR
     PLACE_ATTR, COUNT, OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT
-    AND, OR, RETURN, ADJACENT, CROSSING, IN_REGION
+    AND, OR, RETURN, ADJACENT, CROSSING, IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER
 
 cdef enum:
     UNKNOWN = -2
     STACK = 256       # bytecode.MAX_INSTRUCTIONS: no clause pushes more
 
 cdef int64_t INEXACT = -(1 << 62)    # bytecode.INEXACT: a cell that is no integer
+cdef int64_t NOT_A_NUMBER = INEXACT + 1
+cdef int64_t UNSET = INEXACT + 2
+cdef int64_t LIMIT = 1 << 61
+cdef enum:
+    EDGE_COLUMNS = 4     # the edge bindings one clause may read
 
 
 cdef class ClauseMachine:
@@ -286,19 +291,40 @@ cdef class ClauseMachine:
         return -1
 
     def run(self, const int64_t[:] ops, params, Board board,
-            const int64_t[:] piece_values, const int64_t[:] place_values):
-        """Run one clause: 1 (it holds), 0 (it does not) or -2 (ask the interpreter)."""
+            const int64_t[:] piece_values, const int64_t[:] place_values,
+            values=(), edges=None):
+        """Run one clause: 1 (it holds), 0 (it does not) or -2 (ask the interpreter).
+
+        ``values`` and ``edges`` are as for ``bytecode.run``.
+        """
         cdef int64_t slots[8]
+        cdef int64_t cells[8]
+        cdef int64_t *columns[EDGE_COLUMNS]
+        cdef int64_t[:] view
         cdef Py_ssize_t i
-        if len(params) > 8:
+        if len(params) > 8 or len(values) > 8:
             return UNKNOWN
         for i in range(len(params)):
             slots[i] = params[i]
-        return self._run(ops, slots, board, piece_values, place_values)
+        for i in range(len(values)):
+            cells[i] = values[i]
+        fill = None
+        for i in range(EDGE_COLUMNS):
+            columns[i] = NULL
+        if edges is not None:
+            if len(edges.columns) > EDGE_COLUMNS:
+                return UNKNOWN
+            for i in range(len(edges.columns)):
+                view = edges.columns[i]
+                columns[i] = &view[0]
+            fill = edges.fill
+        return self._run(ops, slots, board, piece_values, place_values, cells,
+                         len(values), columns, fill)
 
     cdef int64_t _run(self, const int64_t[:] ops, int64_t *slots, Board board,
                       const int64_t[:] piece_values,
-                      const int64_t[:] place_values) noexcept:
+                      const int64_t[:] place_values, int64_t *values,
+                      Py_ssize_t n_values, int64_t **columns, object fill) except? -3:
         cdef int64_t stack[STACK]
         cdef int top = 0
         cdef Py_ssize_t pc = 0
@@ -374,6 +400,34 @@ cdef class ClauseMachine:
                     stack[top - 1] = edge >= 0 and (
                         self.edge_features[edge * self.words + arg // 64]
                         >> (arg % 64)) & 1
+            elif op == VALUE:
+                if not 0 <= arg < n_values or values[arg] == INEXACT:
+                    return UNKNOWN
+                stack[top] = values[arg]
+                top += 1
+            elif op == EDGE_VALUE:
+                if not 0 <= arg < EDGE_COLUMNS or columns[arg] == NULL:
+                    return UNKNOWN
+                x = slots[0]
+                y = slots[1]
+                if not (0 <= x < self.n_pieces and 0 <= y < self.n_places):
+                    return UNKNOWN
+                if board.where_[x] < 0:
+                    return UNKNOWN
+                edge = self._edge(board.where_[x], y)
+                if edge < 0:
+                    return UNKNOWN
+                edge += x * self.neighbours.shape[0]
+                if columns[arg][edge] == UNSET:
+                    if fill is None:
+                        return UNKNOWN
+                    fill(arg, x, edge - x * self.neighbours.shape[0])
+                if columns[arg][edge] == INEXACT or columns[arg][edge] == UNSET:
+                    return UNKNOWN
+                stack[top] = columns[arg][edge]
+                top += 1
+            elif op == IS_NUMBER:
+                stack[top - 1] = stack[top - 1] != NOT_A_NUMBER
             elif op == IN_REGION:
                 x = stack[top - 1]
                 stack[top - 1] = (0 <= x < self.n_places
@@ -391,6 +445,8 @@ cdef class ClauseMachine:
                 y = stack[top - 1]
                 x = stack[top - 2]
                 top -= 1
+                if not (-LIMIT < x < LIMIT and -LIMIT < y < LIMIT):
+                    return UNKNOWN
                 if op == ADD:
                     x = x + y
                 elif op == SUB:

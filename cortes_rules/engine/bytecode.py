@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import typing
 from array import array
+from fractions import Fraction
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -48,16 +49,24 @@ UNKNOWN = -2
 INEXACT = -(1 << 62)
 """An attribute column's cell whose value is no integer of the column's type (a
 fraction in an ``int`` attribute, say): a clause that reads it answers ``UNKNOWN``."""
+NOT_A_NUMBER = INEXACT + 1
+"""An edge binding's cell whose value is no number at all (``is_number`` is false)."""
+UNSET = INEXACT + 2
+"""An edge binding's cell not worked out yet (the machine asks for it)."""
+LIMIT = 1 << 61
+"""The machine keeps integers strictly between ``-LIMIT`` and ``LIMIT``; an operand
+outside them (a sentinel, or a sum grown too large) makes the answer ``UNKNOWN``."""
 MAX_INSTRUCTIONS = 256
 """A longer clause stays with the interpreter (the native machine's stack is this deep)."""
 
 # Opcodes; every instruction is two integers (opcode, argument).
 (PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR, PLACE_ATTR, COUNT,
  OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN, ADJACENT, CROSSING,
- IN_REGION) = range(28)
+ IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER) = range(31)
 NAMES = ("PARAM", "CONST", "SIDE", "TAG", "FEATURE", "KIND", "WHERE", "PROPERTY",
          "PIECE_ATTR", "PLACE_ATTR", "COUNT", "OWNED", "OTHERS", "EQ", "NE", "LT", "LE", "GT",
-         "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN", "ADJACENT", "CROSSING", "IN_REGION")
+         "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN", "ADJACENT", "CROSSING", "IN_REGION",
+         "VALUE", "EDGE_VALUE", "IS_NUMBER")
 _COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
 _ARITH = {"+": ADD, "-": SUB}
 _REFS = ("piece", "place", "player")
@@ -107,9 +116,19 @@ def _integer(value: Any, kind: str) -> int:
         if value is None:
             return NONE
         return int(value.index) if type(value) is cls else INEXACT
-    if type(value) in (int, bool) and INEXACT < value < -INEXACT:
+    if type(value) in (int, bool) and -LIMIT < value < LIMIT:
         return int(value)
     return INEXACT
+
+
+def number_cell(value: Any) -> int:
+    """An edge binding's cell: an integer as itself, another number ``INEXACT``, anything
+    else (none, a name such as ``prohibited``, a boolean) ``NOT_A_NUMBER``."""
+    if type(value) is int:
+        return value if -LIMIT < value < LIMIT else INEXACT
+    if isinstance(value, (int, Fraction, float)) and not isinstance(value, bool):
+        return INEXACT
+    return NOT_A_NUMBER
 
 
 @attrs.frozen
@@ -119,6 +138,10 @@ class Code:
     rule: str
     params: tuple[str, ...]
     ops: array[int] = attrs.field(repr=False)
+    values: tuple[tuple[str, str], ...] = ()
+    """The game values it reads (name, type), by ``VALUE`` slot."""
+    edge_names: tuple[str, ...] = ()
+    """The folded edge bindings it reads, by ``EDGE_VALUE`` slot."""
 
     def listing(self) -> list[str]:
         """The instructions as text, one per line (for reading and debugging)."""
@@ -141,18 +164,24 @@ class ClauseCompiler:
         self.players = {p.name: p.index for p in machine.world.players}
         self.bindings: dict[str, ir.Expr] = {}
         self.active: set[str] = set()
+        self.value_types = {v.name: v.type for v in machine.program.of(ir.ValueDecl)}
 
     def compile(self, rule: str, when: ir.Expr, params: Sequence[tuple[str, str]],
-                bindings: Sequence[tuple[str, ir.Expr]] = ()) -> Code | None:
+                bindings: Sequence[tuple[str, ir.Expr]] = (),
+                edge_names: Sequence[str] = ()) -> Code | None:
         """The bytecode of a clause over an action's parameters and an option's bindings.
 
-        None when the clause reads anything else, or anything outside the
-        subset this machine runs.
+        ``edge_names`` are bindings folded per (piece, edge) (``fold.EdgeBindings``,
+        the piece and the place being the first two parameters), read from their
+        columns. None when the clause reads anything else, or anything outside
+        the subset this machine runs.
         """
         types = {name: _param_type(t) for name, t in params}
         self.slots = {name: i for i, (name, _) in enumerate(params)}
         self.types = types
         self.bindings = {name: expr for name, expr in bindings if name not in types}
+        self.edge_slots = {name: i for i, name in enumerate(edge_names)}
+        self.value_slots: dict[str, tuple[int, str]] = {}
         self.active = set()
         self.ops: list[int] = []
         try:
@@ -162,7 +191,10 @@ class ClauseCompiler:
         if kind != "bool" or len(self.ops) // 2 >= MAX_INSTRUCTIONS:
             return None
         self.emit(RETURN, 0)
-        return Code(rule, tuple(name for name, _ in params), array("q", self.ops))
+        values = tuple(sorted(((n, t) for n, (_, t) in self.value_slots.items()),
+                              key=lambda item: self.value_slots[item[0]][0]))
+        return Code(rule, tuple(name for name, _ in params), array("q", self.ops), values,
+                    tuple(edge_names))
 
     def emit(self, op: int, arg: int = 0) -> int:
         self.ops += (op, arg)
@@ -182,6 +214,11 @@ class ClauseCompiler:
         if kind is not None:
             self.emit(PARAM, self.slots[name])
             return kind
+        if name in self.edge_slots:
+            if len(self.slots) < 2:
+                raise Unsupported("an edge binding without a piece and a place")
+            self.emit(EDGE_VALUE, self.edge_slots[name])
+            return "number"
         bound = self.bindings.get(name)
         if bound is not None:
             if name in self.active:
@@ -191,12 +228,22 @@ class ClauseCompiler:
                 return self.expr(bound)
             finally:
                 self.active.discard(name)
-        if name in self.variables or name in self.machine.compiler.values:
+        if name in self.variables:
             raise Unsupported(name)
+        if name in self.machine.compiler.values:
+            return self._value(name)
         if name in self.players and self.machine.fast.resolve(name)[0] == "const":
             self.emit(CONST, self.players[name])
             return "player"
         raise Unsupported(name)
+
+    def _value(self, name: str) -> str:
+        decl = self.value_types.get(name)
+        if decl is None or decl.name not in ("int", "bool") or decl.of is not None:
+            raise Unsupported(f"value {name}")
+        slot = self.value_slots.setdefault(name, (len(self.value_slots), decl.name))[0]
+        self.emit(VALUE, slot)
+        return str(decl.name)
 
     def _Member(self, node: ir.Member) -> str:
         collection = node.collection
@@ -213,7 +260,7 @@ class ClauseCompiler:
         return "bool"
 
     def _IntLit(self, node: ir.IntLit) -> str:
-        if not -(1 << 62) < node.value < 1 << 62:
+        if not -LIMIT < node.value < LIMIT:
             raise Unsupported("a large integer")
         self.emit(CONST, node.value)
         return "int"
@@ -259,7 +306,7 @@ class ClauseCompiler:
             self.emit(CONST, KINDS.index(node.right.value))
             self.emit(_COMPARE[node.op])
             return "bool"
-        left, right = self.expr(node.left), self.expr(node.right)
+        left, right = (_numeric(self.expr(side)) for side in (node.left, node.right))
         if node.op in ("==", "!="):
             if left != right and "none" not in (left, right):
                 raise Unsupported(f"{left} {node.op} {right}")
@@ -275,7 +322,8 @@ class ClauseCompiler:
 
     def _Arith(self, node: ir.Arith) -> str:
         op = _ARITH.get(node.op)
-        if op is None or (self.expr(node.left), self.expr(node.right)) != ("int", "int"):
+        if op is None or (_numeric(self.expr(node.left)),
+                          _numeric(self.expr(node.right))) != ("int", "int"):
             raise Unsupported(f"arithmetic {node.op}")
         self.emit(op)
         return "int"
@@ -317,6 +365,11 @@ class ClauseCompiler:
         raise Unsupported(f"{kind}.{name}")
 
     def _Call(self, node: ir.Call) -> str:
+        if node.func == "is_number" and node.binder is None and len(node.args) == 1:
+            if self.expr(node.args[0]) != "number":
+                raise Unsupported("is_number of anything but an edge binding")
+            self.emit(IS_NUMBER)
+            return "bool"
         if node.func in ("adjacent", "hexside") and node.binder is None:
             if len(node.args) != 2 or any(self.expr(a) != "place" for a in node.args):
                 raise Unsupported(node.func)
@@ -376,6 +429,11 @@ class ClauseCompiler:
         return where.op
 
 
+def _numeric(kind: str) -> str:
+    """An edge binding's cell compares and adds as an integer (a sentinel: ``UNKNOWN``)."""
+    return "int" if kind == "number" else kind
+
+
 def _param_type(declared: str) -> str:
     if declared in ("piece", "player"):
         return declared
@@ -385,7 +443,11 @@ def _param_type(declared: str) -> str:
 
 
 def variables_of(program: ir.Program) -> frozenset[str]:
-    """Every name a procedure of the program may bind: parameters, lets, loops, options."""
+    """Every name a procedure of the program may bind: parameters, lets, loops, options.
+
+    (``set name = ...`` binds nothing: it changes a variable bound by one of
+    these, or a game value.)
+    """
     found: set[str] = set()
     stack: list[Any] = list(program.of(ir.Procedure))
     while stack:
@@ -399,8 +461,6 @@ def variables_of(program: ir.Program) -> frozenset[str]:
             found.update(node.params)
         elif isinstance(node, (ir.Let, ir.ForEach, ir.OptionParam, ir.ChooseSealed)):
             found.add(node.name)
-        elif isinstance(node, ir.SetStmt) and isinstance(node.target, ir.Name):
-            found.add(node.target.id)
         elif isinstance(node, ir.Option):
             found.update(name for name, _ in node.bindings)
         if isinstance(node, _EXPRESSIONS):
@@ -422,8 +482,10 @@ def compile_forbids(machine: Any, tables: Tables, columns: Columns
 
 
 def compile_option(compiler: ClauseCompiler, action: str,
-                   bindings: Sequence[tuple[str, ir.Expr]] = ()) -> list[tuple[int, Code]]:
-    """The forbid clauses of ``action`` that compile with an option's ``bindings`` in scope."""
+                   bindings: Sequence[tuple[str, ir.Expr]] = (),
+                   edge_names: Sequence[str] = ()) -> list[tuple[int, Code]]:
+    """The forbid clauses of ``action`` that compile with an option's ``bindings`` in scope
+    (``edge_names``: those of them read from folded columns, see ``compile()``)."""
     machine = compiler.machine
     kind = machine.space.kinds.get(action)
     if kind is None:
@@ -434,18 +496,31 @@ def compile_option(compiler: ClauseCompiler, action: str,
         return []
     codes = []
     for position, (rule, _, _, decl) in enumerate(machine.forbids.get(action, ())):
-        code = compiler.compile(rule, decl.when, params, bindings)
+        code = compiler.compile(rule, decl.when, params, bindings, edge_names)
         if code is not None:
             codes.append((position, code))
     return codes
 
 
+@attrs.frozen
+class EdgeColumns:
+    """The folded edge bindings a clause reads: a column per ``EDGE_VALUE`` slot (one cell
+    per piece and edge of the tables), and ``fill(slot, piece, edge)`` to work out a cell
+    still ``UNSET`` (it writes the cell and returns it)."""
+
+    columns: tuple[array[int], ...]
+    fill: Any
+
+
 def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
-        piece_values: Sequence[int], place_values: Sequence[int]) -> int:
+        piece_values: Sequence[int], place_values: Sequence[int],
+        values: Sequence[int] = (), edges: EdgeColumns | None = None) -> int:
     """Run a compiled clause: 1 (it holds), 0 (it does not) or ``UNKNOWN``.
 
     ``params`` are the indices of the action's arguments, in ``code.params``
-    order; ``piece_values`` and ``place_values`` are ``Columns.values()``.
+    order; ``piece_values`` and ``place_values`` are ``Columns.values()``;
+    ``values`` the game values ``code.values`` names, as integers
+    (``value_cells()``); ``edges`` the columns of ``code.edge_names``.
     """
     ops = code.ops
     stack: list[int] = []
@@ -513,6 +588,28 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
             # `none in group` is false, as in the interpreter.
             stack.append(int(0 <= place < n_places
                              and tables.region_member[arg * n_places + place] == 1))
+        elif op == VALUE:
+            value = values[arg]
+            if value == INEXACT:
+                return UNKNOWN
+            stack.append(value)
+        elif op == EDGE_VALUE:
+            if edges is None:
+                return UNKNOWN
+            piece, there = params[0], params[1]
+            here = board.place_of(piece)
+            edge = _edge(tables, here, there) if 0 <= here < n_places else -1
+            if edge < 0:
+                return UNKNOWN
+            at = piece * len(tables.neighbours) + edge
+            cell = edges.columns[arg][at]
+            if cell == UNSET:
+                cell = edges.fill(arg, piece, edge)
+            if cell == INEXACT:
+                return UNKNOWN
+            stack.append(cell)
+        elif op == IS_NUMBER:
+            stack.append(int(stack.pop() != NOT_A_NUMBER))
         elif op == NOT:
             stack.append(1 - stack.pop())
         elif op in (AND, OR):
@@ -525,7 +622,14 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
         else:
             right = stack.pop()
             left = stack.pop()
+            if not (-LIMIT < left < LIMIT and -LIMIT < right < LIMIT):
+                return UNKNOWN
             stack.append(_binary(op, left, right))
+
+
+def value_cells(code_values: Sequence[tuple[str, str]], state: Any) -> list[int]:
+    """The game values a clause reads, as its ``values`` argument."""
+    return [_integer(state.values[name], kind) for name, kind in code_values]
 
 
 def _edge(tables: Tables, here: int, there: int) -> int:

@@ -35,7 +35,7 @@ import attrs
 from ..core.world import Piece, Place
 from ..dsl import ir
 from ..errors import CortesRulesError
-from .bytecode import INEXACT
+from .bytecode import INEXACT, UNSET, number_cell
 from .codegen import Purity
 from .bytecode import variables_of as bytecode_variables
 from .machine import GameState, Machine
@@ -139,9 +139,6 @@ def _evaluate(cond: Any, state: Any, params: tuple[str, ...],
 
 
 # ---------------------------------------------------------------- bindings along an edge
-UNSET = -(1 << 62) + 1
-"""A cell of ``EdgeBindings.column()`` not worked out yet."""
-
 
 class EdgeBindings:
     """An option's bindings that depend only on the move along one edge of the board.
@@ -164,6 +161,9 @@ class EdgeBindings:
         self.machine = machine
         self.option = option
         self.names: tuple[str, ...] = ()
+        self.numbers: tuple[str, ...] = ()
+        """The names that are values rather than the place left or the hexside crossed:
+        the ones the clause bytecode reads from columns (``EDGE_VALUE``)."""
         self._values: dict[tuple[str, int, int, int], Any] = {}
         self._columns: dict[str, array[int]] = {}
         self._scratch: GameState | None = None
@@ -182,7 +182,8 @@ class EdgeBindings:
         # the rewritten expressions below are temporary.
         purity = Purity(machine.fast)
         bound = {piece, place, _FROM}
-        found = []
+        found: list[str] = []
+        numbers: list[str] = []
         for name, expr in decl.bindings:
             if name in (piece, place):
                 break      # a binding hiding a parameter: leave the option alone
@@ -191,7 +192,11 @@ class EdgeBindings:
             if pure and not any(n in variables or n in values for n in outside):
                 bound.add(name)
                 found.append(name)
+                if not (_is_place_of(expr, piece) or isinstance(expr, ir.Call)
+                        and expr.func == "hexside"):
+                    numbers.append(name)
         self.names = tuple(found)
+        self.numbers = tuple(numbers)
         self.piece_param, self.place_param = piece, place
 
     def value(self, name: str, piece: int, here: int, there: int) -> Any:
@@ -230,9 +235,8 @@ class EdgeBindings:
             scratch._put(unit, None)
 
     def column(self, name: str, tables: Tables) -> array[int]:
-        """One int64 cell per (piece, edge of ``tables``): the binding as an integer when it is
-        one, ``bytecode.INEXACT`` when it is not (a fraction, none), ``UNSET`` until asked
-        (``fill()``)."""
+        """One int64 cell per (piece, edge of ``tables``): the binding as
+        ``bytecode.number_cell()`` encodes it, ``UNSET`` until asked (``fill()``)."""
         column = self._columns.get(name)
         if column is None:
             column = self._columns[name] = array("q", [UNSET]) * (
@@ -246,11 +250,10 @@ class EdgeBindings:
         if column[at] == UNSET:
             here = _edge_source(tables, edge)
             try:
-                value = self.value(name, piece, here, tables.neighbours[edge])
+                column[at] = number_cell(self.value(name, piece, here,
+                                                    tables.neighbours[edge]))
             except CortesRulesError:
-                value = None       # the interpreter fails here too, in its own time
-            column[at] = value if type(value) is int and INEXACT < value < -INEXACT \
-                else INEXACT
+                column[at] = INEXACT   # the interpreter fails here too, in its own time
         return int(column[at])
 
 
