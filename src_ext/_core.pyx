@@ -226,6 +226,7 @@ cdef enum:
     PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR
     PLACE_ATTR, COUNT, OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT
     AND, OR, RETURN, ADJACENT, CROSSING, IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER
+    ALL_TAG, ANY_TAG
 
 cdef enum:
     UNKNOWN = -2
@@ -237,6 +238,12 @@ cdef int64_t UNSET = INEXACT + 2
 cdef int64_t LIMIT = 1 << 61
 cdef enum:
     EDGE_COLUMNS = 4     # the edge bindings one clause may read
+    OPCODES = 33
+
+# How many stack entries each opcode reads (bytecode.NEEDS).
+cdef int NEEDS[OPCODES]
+NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1,
+            2, 2, 1, 0, 0, 1, 1, 1]
 
 
 cdef class ClauseMachine:
@@ -260,6 +267,9 @@ cdef class ClauseMachine:
     cdef const int32_t[:] neighbours
     cdef const uint64_t[:] edge_features
     cdef const int8_t[:] regions
+    cdef Py_ssize_t n_symbols
+    cdef Py_ssize_t n_props
+    cdef Py_ssize_t n_regions
 
     def __init__(self, tables):
         self.n_pieces = len(tables.piece_ids)
@@ -281,6 +291,35 @@ cdef class ClauseMachine:
                               else array("Q", [0]))
         self.regions = (tables.region_member if len(tables.region_member)
                         else array("b", [0]))
+        self.n_symbols = len(tables.symbols)
+        self.n_props = len(tables.columns)
+        self.n_regions = len(tables.region_names)
+
+    cdef inline bint _arg_ok(self, int64_t op, int64_t arg, Py_ssize_t n_slots,
+                             Py_ssize_t n_piece_values, Py_ssize_t n_place_values,
+                             Py_ssize_t n_values, Py_ssize_t n_columns) noexcept:
+        # Whether an instruction's argument indexes something that exists.
+        cdef Py_ssize_t limit
+        if op == PARAM:
+            limit = n_slots
+        elif op == TAG or op == FEATURE or op == CROSSING or op == ALL_TAG \
+                or op == ANY_TAG:
+            limit = self.n_symbols
+        elif op == PROPERTY:
+            limit = self.n_props
+        elif op == IN_REGION:
+            limit = self.n_regions
+        elif op == PIECE_ATTR:
+            limit = n_piece_values // self.n_pieces if self.n_pieces else 0
+        elif op == PLACE_ATTR:
+            limit = n_place_values // self.n_places if self.n_places else 0
+        elif op == VALUE:
+            limit = n_values
+        elif op == EDGE_VALUE:
+            limit = n_columns
+        else:
+            return True
+        return 0 <= arg < limit
 
     cdef inline Py_ssize_t _edge(self, int64_t here, int64_t there) noexcept:
         # The edge from ``here`` to ``there`` in the neighbour rows, or -1.
@@ -318,17 +357,22 @@ cdef class ClauseMachine:
                 view = edges.columns[i]
                 columns[i] = &view[0]
             fill = edges.fill
-        return self._run(ops, slots, board, piece_values, place_values, cells,
-                         len(values), columns, fill)
+        if ops.shape[0] < 2:
+            return UNKNOWN
+        return self._run(&ops[0], ops.shape[0] // 2, slots, len(params), board,
+                         piece_values, place_values, cells, len(values), columns,
+                         len(edges.columns) if edges is not None else 0, fill)
 
-    cdef int64_t _run(self, const int64_t[:] ops, int64_t *slots, Board board,
-                      const int64_t[:] piece_values,
+    cdef int64_t _run(self, const int64_t *ops, Py_ssize_t end, int64_t *slots,
+                      Py_ssize_t n_slots, Board board, const int64_t[:] piece_values,
                       const int64_t[:] place_values, int64_t *values,
-                      Py_ssize_t n_values, int64_t **columns, object fill) except? -3:
+                      Py_ssize_t n_values, int64_t **columns, Py_ssize_t n_columns,
+                      object fill) except? -3:
+        # ``ops``: the clause's ``end`` instructions, two integers each. Malformed
+        # code answers UNKNOWN, as bytecode.run does.
         cdef int64_t stack[STACK]
         cdef int top = 0
         cdef Py_ssize_t pc = 0
-        cdef Py_ssize_t end = ops.shape[0] // 2
         cdef int64_t op, arg, x, y
         cdef Py_ssize_t edge
         cdef int width = self.n_players + 1
@@ -336,7 +380,9 @@ cdef class ClauseMachine:
             op = ops[2 * pc]
             arg = ops[2 * pc + 1]
             pc += 1
-            if top >= STACK - 1:
+            if not 0 <= op < OPCODES or top < NEEDS[op] or top >= STACK - 1 \
+                    or not self._arg_ok(op, arg, n_slots, piece_values.shape[0],
+                                        place_values.shape[0], n_values, n_columns):
                 return UNKNOWN
             if op == PARAM:
                 stack[top] = slots[arg]
@@ -401,12 +447,12 @@ cdef class ClauseMachine:
                         self.edge_features[edge * self.words + arg // 64]
                         >> (arg % 64)) & 1
             elif op == VALUE:
-                if not 0 <= arg < n_values or values[arg] == INEXACT:
+                if values[arg] == INEXACT:
                     return UNKNOWN
                 stack[top] = values[arg]
                 top += 1
             elif op == EDGE_VALUE:
-                if not 0 <= arg < EDGE_COLUMNS or columns[arg] == NULL:
+                if columns[arg] == NULL or n_slots < 2:
                     return UNKNOWN
                 x = slots[0]
                 y = slots[1]
@@ -426,6 +472,19 @@ cdef class ClauseMachine:
                     return UNKNOWN
                 stack[top] = columns[arg][edge]
                 top += 1
+            elif op == ALL_TAG or op == ANY_TAG:
+                x = stack[top - 1]
+                if not 0 <= x < self.n_places:
+                    return UNKNOWN
+                y = op == ALL_TAG       # the answer for an empty place
+                for edge in range(self.n_pieces):
+                    if board.where_[edge] != x:
+                        continue
+                    if ((self.tags[edge * self.words + arg // 64] >> (arg % 64)) & 1) \
+                            != (op == ALL_TAG):
+                        y = op != ALL_TAG
+                        break
+                stack[top - 1] = y
             elif op == IS_NUMBER:
                 stack[top - 1] = stack[top - 1] != NOT_A_NUMBER
             elif op == IN_REGION:
@@ -435,6 +494,8 @@ cdef class ClauseMachine:
             elif op == NOT:
                 stack[top - 1] = 1 - stack[top - 1]
             elif op == AND or op == OR:
+                if not pc <= arg <= end:
+                    return UNKNOWN
                 if (stack[top - 1] == 0) == (op == AND):
                     pc = arg
                 else:
@@ -465,3 +526,142 @@ cdef class ClauseMachine:
                     x = x >= y
                 stack[top - 1] = x
         return UNKNOWN
+
+    def enumerate_edges(self, units, Board board, const int64_t[:] piece_values,
+                        const int64_t[:] place_values, values, edges,
+                        const int64_t[:] program, const int64_t[:] layout,
+                        int8_t[:] settled, const int64_t[:] piece_pos,
+                        const int64_t[:] place_pos, int64_t base, int64_t width,
+                        list out, bint stop):
+        """List an option's candidates ``(unit, to)`` along the board's edges.
+
+        ``program`` holds the option's compiled clauses one after the other;
+        ``layout`` says where: the ``where`` clause's start, length (-1, 0
+        for none) and whether it is static, the number of forbid clauses, then
+        for each its start, length, number of permits and whether it (with
+        its permits) is static, followed by each permit's start and length
+        (in instructions). A static clause reads nothing a move along the
+        edge does not fix; ``settled`` keeps, per (piece, edge), what the
+        static ones decided (-1 not yet, 0 none refuses, 1 refused, 2 ask
+        the interpreter).
+
+        For each unit (piece indices, in the option's order) and each place
+        next to it (in the map's order): every edge binding's cell is worked
+        out, the ``where`` clause must hold, and no forbid clause may hold
+        unless one of its permits does. Each candidate's action id
+        (``base + position of unit * width + position of to``) is appended
+        to ``out``. Returns 1, or 0 as soon as anything answers ``UNKNOWN``
+        (the caller then lets the interpreter list them).
+        """
+        cdef int64_t slots[2]
+        cdef int64_t cells[8]
+        cdef int64_t *columns[EDGE_COLUMNS]
+        cdef int64_t[:] view
+        cdef const int64_t *code = &program[0]
+        cdef Py_ssize_t i, cell, n_columns, n_values = len(values)
+        cdef Py_ssize_t edge, start, end, n_edges = self.neighbours.shape[0]
+        cdef int64_t unit, here, there, answer
+        cdef int8_t known
+        if n_values > 8 or len(edges.columns) > EDGE_COLUMNS:
+            return 0
+        for i in range(n_values):
+            cells[i] = values[i]
+        n_columns = len(edges.columns)
+        for i in range(EDGE_COLUMNS):
+            columns[i] = NULL
+        for i in range(n_columns):
+            view = edges.columns[i]
+            columns[i] = &view[0]
+        fill = edges.fill
+        for unit in units:
+            if not 0 <= unit < self.n_pieces or piece_pos[unit] < 0:
+                return 0
+            here = board.where_[unit]
+            if here < 0:
+                return 0
+            start = self.neighbour_start[here]
+            end = self.neighbour_start[here + 1]
+            for edge in range(start, end):
+                there = self.neighbours[edge]
+                slots[0] = unit
+                slots[1] = there
+                cell = unit * n_edges + edge
+                known = settled[cell]
+                if known == -1:
+                    # Every binding along the edge is worked out (one that fails
+                    # is INEXACT: the interpreter reports it), then the static
+                    # clauses decide once for this piece and edge.
+                    known = 0
+                    for i in range(n_columns):
+                        if columns[i][cell] == UNSET:
+                            fill(i, unit, edge)
+                        if columns[i][cell] == INEXACT:
+                            known = 2
+                    if known == 0:
+                        known = self._clauses(code, layout, True, slots, board,
+                                              piece_values, place_values, cells,
+                                              n_values, columns, n_columns, fill)
+                    settled[cell] = known
+                if known == 2:
+                    return 0
+                if known == 1:
+                    continue
+                answer = self._clauses(code, layout, False, slots, board, piece_values,
+                                       place_values, cells, n_values, columns,
+                                       n_columns, fill)
+                if answer == 2:
+                    return 0
+                if answer == 1:
+                    continue
+                if place_pos[there] < 0:
+                    return 0
+                out.append(base + piece_pos[unit] * width + place_pos[there])
+                if stop:
+                    return 1
+        return 1
+
+    cdef int8_t _clauses(self, const int64_t *code, const int64_t[:] layout,
+                         bint static, int64_t *slots, Board board,
+                         const int64_t[:] piece_values, const int64_t[:] place_values,
+                         int64_t *cells, Py_ssize_t n_values, int64_t **columns,
+                         Py_ssize_t n_columns, object fill) except -3:
+        # The static (or the other) clauses of a layout, for one candidate:
+        # 0 none refuses it, 1 one does, 2 ask the interpreter.
+        cdef int64_t answer, n_permits
+        cdef Py_ssize_t at = 4, _clause, _permit
+        cdef bint lifted
+        if layout[0] >= 0 and layout[2] == static:
+            answer = self._run(code + 2 * layout[0], layout[1], slots, 2, board,
+                               piece_values, place_values, cells, n_values, columns,
+                               n_columns, fill)
+            if answer == UNKNOWN:
+                return 2
+            if answer == 0:
+                return 1
+        for _clause in range(layout[3]):
+            n_permits = layout[at + 2]
+            if layout[at + 3] != static:
+                at += 4 + 2 * n_permits
+                continue
+            answer = self._run(code + 2 * layout[at], layout[at + 1], slots, 2, board,
+                               piece_values, place_values, cells, n_values, columns,
+                               n_columns, fill)
+            at += 4
+            if answer == UNKNOWN:
+                return 2
+            if answer == 0:
+                at += 2 * n_permits
+                continue
+            lifted = False
+            for _permit in range(n_permits):
+                if not lifted:
+                    answer = self._run(code + 2 * layout[at], layout[at + 1], slots,
+                                       2, board, piece_values, place_values, cells,
+                                       n_values, columns, n_columns, fill)
+                    if answer == UNKNOWN:
+                        return 2
+                    lifted = answer != 0
+                at += 2
+            if not lifted:
+                return 1
+        return 0

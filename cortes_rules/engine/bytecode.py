@@ -62,11 +62,14 @@ MAX_INSTRUCTIONS = 256
 # Opcodes; every instruction is two integers (opcode, argument).
 (PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR, PLACE_ATTR, COUNT,
  OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN, ADJACENT, CROSSING,
- IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER) = range(31)
+ IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG) = range(33)
 NAMES = ("PARAM", "CONST", "SIDE", "TAG", "FEATURE", "KIND", "WHERE", "PROPERTY",
          "PIECE_ATTR", "PLACE_ATTR", "COUNT", "OWNED", "OTHERS", "EQ", "NE", "LT", "LE", "GT",
          "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN", "ADJACENT", "CROSSING", "IN_REGION",
-         "VALUE", "EDGE_VALUE", "IS_NUMBER")
+         "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG")
+# How many stack entries each opcode reads (a shorter stack: malformed code, UNKNOWN).
+NEEDS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 1,
+         0, 0, 1, 1, 1)
 _COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
 _ARITH = {"+": ADD, "-": SUB}
 _REFS = ("piece", "place", "player")
@@ -107,6 +110,11 @@ def _flat(attrs_of: Mapping[str, Sequence[Any]], columns: Sequence[tuple[str, st
 
 
 _CLASSES: dict[str, type[Any]] = {"piece": Piece, "place": Place, "player": Player}
+
+
+def column_cell(value: Any, kind: str) -> int:
+    """An attribute column's cell for ``value`` (see ``Columns``)."""
+    return _integer(value, kind)
 
 
 def _integer(value: Any, kind: str) -> int:
@@ -377,6 +385,14 @@ class ClauseCompiler:
                 self.emit(ADJACENT)
                 return "bool"
             return "hexside"     # two places on the stack, read only by `has`
+        if node.func == "all" and node.binder is not None and not node.args \
+                and node.element is None and node.domain is not None:
+            tag = _tag_test(node.where, node.binder)
+            symbol = self.tables.symbol_index.get(tag) if tag is not None else None
+            if symbol is None or not self._pieces_of(node.domain):
+                raise Unsupported("all")
+            self.emit(ALL_TAG, symbol)
+            return "bool"
         if node.func not in ("any", "count") or node.args and node.binder is not None:
             raise Unsupported(node.func)
         if node.binder is None:
@@ -387,6 +403,11 @@ class ClauseCompiler:
         if node.domain is None or node.element is not None or not self._pieces_of(node.domain):
             raise Unsupported(node.func)
         where = node.where
+        tag = _tag_test(where, node.binder) if node.func == "any" else None
+        symbol = self.tables.symbol_index.get(tag) if tag is not None else None
+        if symbol is not None:
+            self.emit(ANY_TAG, symbol)
+            return "bool"
         if where is None:
             self.emit(COUNT)
         else:
@@ -427,6 +448,14 @@ class ClauseCompiler:
         if self.expr(other) != "player":
             raise Unsupported("a side compared with a non-player")
         return where.op
+
+
+def _tag_test(where: ir.Expr | None, binder: str) -> str | None:
+    """The tag of a comprehension's ``u is T`` condition, or None."""
+    if isinstance(where, ir.Is) and isinstance(where.subject, ir.Name) \
+            and where.subject.id == binder:
+        return where.name
+    return None
 
 
 def _numeric(kind: str) -> str:
@@ -527,9 +556,22 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
     pc = 0
     n_pieces, n_places = tables.n_pieces, tables.n_places
     props = [tables.columns[name] for name in sorted(tables.columns)]
+    end = len(ops) // 2
+    symbols = len(tables.symbols)
+    limits = {TAG: symbols, FEATURE: symbols, CROSSING: symbols, ALL_TAG: symbols,
+              ANY_TAG: symbols, PROPERTY: len(props), IN_REGION: len(tables.region_names),
+              PIECE_ATTR: len(piece_values) // max(1, n_pieces),
+              PLACE_ATTR: len(place_values) // max(1, n_places), VALUE: len(values),
+              EDGE_VALUE: len(edges.columns) if edges is not None else 0,
+              PARAM: len(params)}
     while True:
+        if pc >= end:
+            return UNKNOWN
         op, arg = ops[2 * pc], ops[2 * pc + 1]
         pc += 1
+        if not 0 <= op < len(NEEDS) or len(stack) < NEEDS[op] \
+                or len(stack) >= MAX_INSTRUCTIONS or (op in limits and not 0 <= arg < limits[op]):
+            return UNKNOWN      # malformed code: the native machine answers the same
         if op == PARAM:
             stack.append(params[arg])
         elif op == CONST:
@@ -594,9 +636,11 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
                 return UNKNOWN
             stack.append(value)
         elif op == EDGE_VALUE:
-            if edges is None:
+            if edges is None or len(params) < 2:
                 return UNKNOWN
             piece, there = params[0], params[1]
+            if not (0 <= piece < n_pieces and 0 <= there < n_places):
+                return UNKNOWN
             here = board.place_of(piece)
             edge = _edge(tables, here, there) if 0 <= here < n_places else -1
             if edge < 0:
@@ -608,11 +652,20 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
             if cell == INEXACT:
                 return UNKNOWN
             stack.append(cell)
+        elif op in (ALL_TAG, ANY_TAG):
+            place = stack.pop()
+            if not 0 <= place < n_places:
+                return UNKNOWN
+            tagged = [tables.has(tables.piece_tags, piece, arg)
+                      for piece in board.occupants(place)]
+            stack.append(int(all(tagged) if op == ALL_TAG else any(tagged)))
         elif op == IS_NUMBER:
             stack.append(int(stack.pop() != NOT_A_NUMBER))
         elif op == NOT:
             stack.append(1 - stack.pop())
         elif op in (AND, OR):
+            if not pc <= arg <= end:
+                return UNKNOWN
             if (stack[-1] == 0) == (op == AND):
                 pc = arg           # the answer is decided: keep it, skip the rest
             else:

@@ -28,6 +28,7 @@ from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError, StartError
 from ..rule_numbers import rule_key
 from .backend import Backend, select
+from .bytecode import column_cell
 from .actions import Action, unchecked_action
 from .codegen import FastCompiler, Unsupported
 from .compile import (
@@ -352,6 +353,10 @@ class Machine:
         self.fast.stamp_offsets = (1, self.holds, self.marks)
         self.regions = True
         self.space = ActionSpace(world, program)
+        # The compiled backend's native tables and clause machine, made with the
+        # first game (see native.py); None on the reference interpreter.
+        self._native: Any = None
+        self.native_ready = False
         # Per dice: their outcomes as (action id, probability) in id order, and
         # the ids as a set (chance nodes list, check and apply them often).
         self.rolls: dict[Dice, tuple[tuple[tuple[int, Fraction], ...], frozenset[int]]] = {}
@@ -421,6 +426,37 @@ class Machine:
             play(i, phase)
         main.code.append((TURN_END, loop))
         self.main = main
+
+    def native_support(self) -> Any:
+        """The native tables and clause machine of this rulebook, or None (reference backend)."""
+        if not self.native_ready:
+            self.native_ready = True
+            core = self.backend.rng
+            if self.backend.name == "compiled" and hasattr(core, "ClauseMachine"):
+                from .native import NativeSupport
+
+                self._native = NativeSupport(self, core)
+        return self._native
+
+    def native_enumerator(self, spec: OptionSpec, generated: Any) -> Any:
+        """``generated``, or first the native enumeration of ``spec`` where it compiles."""
+        machine = self
+
+        def enumerate_natively(s: Any, env: dict[str, Any], out: list[int], stop: bool) -> None:
+            support = machine.native_support()
+            if support is not None and s.native is None:
+                s._native_rebuild()     # kept in step from now on, by every write
+            if support is not None:
+                native = support.option(spec)
+                if native is not None:
+                    mark = len(out)
+                    try:
+                        if native.run(s, env, out, stop):
+                            return
+                    except Exception:   # noqa: BLE001 - the interpreter decides
+                        del out[mark:]
+            generated(s, env, out, stop)
+        return enumerate_natively
 
     def fast_expr(self, node: ir.Expr, rule: str) -> Fn:
         """An expression as generated code, with the reference's function to fall back on."""
@@ -624,6 +660,8 @@ class _ProcCompiler:
             kind = self.m.space.kinds.get(option.kind)
             if kind is not None:
                 o.enum = self.m.fast.enumerator(option, kind)
+                if self.m.backend.name == "compiled":
+                    o.enum = self.m.native_enumerator(o, o.enum)
                 o.clean = self.m.fast.reads_in_order(option)
                 o.binder = self.m.fast.binder(option)
             o.body = self.here()
@@ -871,6 +909,7 @@ class _RegionCompiler:
             self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
             self.w(f"        {values}[{o}.index] = {v}")
             self.w(f"        s._stamp(1 + {o}.index)")
+            self.w(f"        if s.native is not None: s._native_piece({name!r}, {o}.index, {v})")
             self.w(f"else: {fallback}")
         elif name in ref.place_attributes:
             self.w(f"if type({o}) is Place: s._write_place({name!r}, {o}.index, {v})")
@@ -970,6 +1009,7 @@ def _render(parts: tuple[Any, ...], s: GameState, env: dict[str, Any]) -> str:
 
 # What clone() marks on both states: their flat arrays are shared until written.
 _ALL_SHARED = {"_places_shared": True, "_stamps_shared": True, "_pieces_shared": True,
+               "_native_shared": True,
                "_board_shared": True}
 
 
@@ -1003,6 +1043,8 @@ class GameState:
         self._places_shared = False
         self._pieces_shared = False
         self._board_shared = False
+        self._native_shared = False
+        self.native: Any = None   # the compiled backend's NativeState (native.py)
         self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
         self.piece_attrs: dict[str, list[Any]] = {}
@@ -1037,6 +1079,7 @@ class GameState:
             table[decl.name] = [start(self, {decl.owner: o}) if start is not None
                                 else _zero(decl.type) for o in owners]
         self.stack: list[list[Any]] = [[machine.main, 0, {}]]
+        self._native_rebuild()
         if not machine.turn_phases:
             raise CortesRulesError("this rulebook states no turn sequence")
         if not begin:   # only the starting position, for checking set-ups
@@ -1105,6 +1148,10 @@ class GameState:
             stamps[holds + place.index] = stamp
             here = self.occupants.get(place.index, ())
             self.occupants[place.index] = tuple(sorted((*here, piece), key=_piece_index))
+        if self.native is not None:
+            if self._native_shared:
+                self._own_native()
+            self.native.board.put(piece.index, -1 if place is None else place.index)
 
     def allowed(self, kind: str, env: dict[str, Any]) -> bool:
         """Whether no forbid clause on ``kind`` holds (unlifted) with these variables."""
@@ -1438,6 +1485,35 @@ class GameState:
         self.stamps = self.stamps[:]
         self._stamps_shared = False
 
+    def _own_native(self) -> None:
+        self.native = self.native.copy()
+        self._native_shared = False
+
+    def _native_rebuild(self) -> None:
+        """Build the native state afresh from this state, once the rulebook has native
+        support (made by the first native enumeration, so that loading never pays for it)."""
+        support = self.machine._native
+        self.native = support.state_of(self) if support is not None else None
+        self._native_shared = False
+
+    def _native_piece(self, name: str, index: int, value: Any) -> None:
+        """Keep the native column of a piece attribute in step with a write."""
+        column = self.machine._native.piece_column.get(name)
+        if column is not None:
+            if self._native_shared:
+                self._own_native()
+            self.native.pieces[column[0] * len(self.where) + index] = \
+                column_cell(value, column[1])
+
+    def _native_place(self, name: str, index: int, value: Any) -> None:
+        support = self.machine._native
+        column = support.place_column.get(name)
+        if column is not None:
+            if self._native_shared:
+                self._own_native()
+            self.native.places[column[0] * support.n_places + index] = \
+                column_cell(value, column[1])
+
     def _stamp(self, index: int) -> None:
         if self._stamps_shared:
             self._own_stamps()
@@ -1450,6 +1526,8 @@ class GameState:
         if not _same(values[index], value):
             values[index] = value
             self._stamp(1 + index)
+            if self.native is not None:
+                self._native_piece(name, index, value)
 
     def _write_place(self, name: str, index: int, value: Any) -> None:
         if self._places_shared:
@@ -1458,6 +1536,8 @@ class GameState:
         if not _same(values[index], value):
             values[index] = value
             self._stamp(self.machine.marks + index)
+            if self.native is not None:
+                self._native_place(name, index, value)
 
     # ------------------------------------------------------------ legal actions
     def legal_action_ids(self) -> list[int]:

@@ -1,0 +1,210 @@
+"""The compiled backend's native state and its native enumeration of moves along edges.
+
+With the compiled core (``cortes_rules._core``), each game state carries a
+``NativeState`` kept in step with the interpreter's on every write: the
+``Board`` (where each piece is, the counts of each place) and the declared
+attributes as integer columns (``bytecode.Columns``). An option of the shape
+``k(p in ..., q in neighbours(p.place))`` whose ``where`` clause, forbid
+clauses and permits all compile to bytecode (``bytecode.compile_option``,
+with the bindings folded along edges by ``fold.EdgeBindings``) is then
+enumerated by ``_core.ClauseMachine.enumerate_edges``: the candidates, in the
+interpreter's order, with no Python object in the loop.
+
+The interpreter stays the specification: whenever a clause answers
+``UNKNOWN`` (the interpreter's clause would fail, or reads a value that is no
+integer), whenever the rules are being traced (``with_rules``), and for
+every option that does not compile, the generated enumerator runs instead.
+The differential tests require the same legal-action ids on both backends
+at every step (tests/backends/test_differential.py).
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from ..core.world import Piece
+from ..dsl import ir
+from . import bytecode as bc
+from .board import NONE
+from .fold import EdgeBindings
+from .tables import Tables, lower
+
+
+_MOVING = frozenset({bc.PIECE_ATTR, bc.PLACE_ATTR, bc.COUNT, bc.OWNED, bc.OTHERS, bc.VALUE,
+                     bc.ALL_TAG, bc.ANY_TAG})
+
+
+def _static(code: bc.Code) -> bool:
+    """Whether a clause reads nothing that a move along an edge does not fix: no attribute,
+    count or game value, and the place of no piece but the one moving (parameter 0)."""
+    ops = code.ops
+    for i in range(0, len(ops), 2):
+        op = ops[i]
+        if op in _MOVING:
+            return False
+        if op == bc.WHERE and (i < 2 or (ops[i - 2], ops[i - 1]) != (bc.PARAM, 0)):
+            return False
+    return True
+
+
+class NativeState:
+    """The native part of one game state: its board and its attribute columns."""
+
+    __slots__ = ("board", "pieces", "places")
+
+    def __init__(self, board: Any, pieces: array[int], places: array[int]) -> None:
+        self.board, self.pieces, self.places = board, pieces, places
+
+    def copy(self) -> NativeState:
+        return NativeState(self.board.clone(), self.pieces[:], self.places[:])
+
+
+class NativeSupport:
+    """One rulebook's native tables, clause machine and compiled options (compiled backend)."""
+
+    def __init__(self, machine: Any, core: Any) -> None:
+        self.machine = machine
+        self.core = core
+        self.tables: Tables = lower(machine.world)
+        self.columns = bc.Columns.of(machine.program)
+        self.piece_column = {n: (i, t) for i, (n, t) in enumerate(self.columns.piece)}
+        self.place_column = {n: (i, t) for i, (n, t) in enumerate(self.columns.place)}
+        self.clauses = core.ClauseMachine(self.tables)
+        self.compiler = bc.ClauseCompiler(machine, self.tables, self.columns)
+        self.n_pieces, self.n_places = self.tables.n_pieces, self.tables.n_places
+        self._options: dict[int, NativeOption | None] = {}
+
+    def state_of(self, state: Any) -> NativeState:
+        """A native state built from an interpreter's state."""
+        tables = self.tables
+        board = self.core.Board(tables.piece_side, tables.n_places, len(tables.player_names))
+        for index, place in enumerate(state.where):
+            if place is not None:
+                board.put(index, place.index)
+        pieces, places = self.columns.values(state)
+        return NativeState(board, pieces, places)
+
+    def option(self, spec: Any) -> NativeOption | None:
+        """The native enumeration of an option, or None when it does not compile."""
+        key = id(spec)
+        if key not in self._options:
+            self._options[key] = NativeOption.build(self, spec)
+        return self._options[key]
+
+
+class NativeOption:
+    """An option along edges, compiled: ``run()`` lists its candidates natively."""
+
+    def __init__(self, support: NativeSupport, spec: Any, edges: EdgeBindings,
+                 where: bc.Code | None, clauses: list[tuple[bc.Code, list[bc.Code]]],
+                 domain: Any) -> None:
+        self.support, self.spec, self.edges, self.domain = support, spec, edges, domain
+        tables = support.tables
+        kind = support.machine.space.kinds[spec.kind]
+        # All the codes share one table of game values (VALUE slots renumbered).
+        codes = ([where] if where is not None else []) + \
+            [c for clause, permits in clauses for c in (clause, *permits)]
+        names: list[tuple[str, str]] = []
+        for code in codes:
+            for name, kind_of in code.values:
+                if (name, kind_of) not in names:
+                    names.append((name, kind_of))
+            for i in range(0, len(code.ops), 2):
+                if code.ops[i] == bc.VALUE:
+                    code.ops[i + 1] = names.index(code.values[code.ops[i + 1]])
+        self.values = tuple(names)
+        # One flat program and its layout (see ClauseMachine.enumerate_edges).
+        self.program = array("q")
+        self.layout = array("q")
+
+        def place(code: bc.Code) -> None:
+            self.layout.extend((len(self.program) // 2, len(code.ops) // 2))
+            self.program.extend(code.ops)
+
+        if where is not None:
+            place(where)
+            self.layout.append(int(_static(where)))
+        else:
+            self.layout.extend((-1, 0, 0))
+        self.layout.append(len(clauses))
+        for clause, permits in clauses:
+            place(clause)
+            self.layout.extend((len(permits), int(all(map(_static, (clause, *permits))))))
+            for permit in permits:
+                place(permit)
+        # What the static clauses decided, per (piece, edge): -1 not yet.
+        self.settled = array("b", [-1]) * (tables.n_pieces * len(tables.neighbours))
+        self.piece_pos = array("q", [NONE]) * tables.n_pieces
+        for value, pos in kind.index[0].items():
+            if type(value) is Piece:
+                self.piece_pos[value.index] = pos
+        self.place_pos = array("q", [NONE]) * tables.n_places
+        for value, pos in kind.index[1].items():
+            if hasattr(value, "kind"):
+                self.place_pos[value.index] = pos
+        self.base = kind.base
+        self.width = len(kind.domains[1])
+        numbers = edges.numbers
+
+        def fill(slot: int, piece: int, edge: int) -> int:
+            return edges.fill(numbers[slot], tables, piece, edge)
+        self.edge_columns = bc.EdgeColumns(tuple(edges.column(n, tables) for n in numbers), fill)
+
+    @classmethod
+    def build(cls, support: NativeSupport, spec: Any) -> NativeOption | None:
+        machine = support.machine
+        decl: ir.Option | None = spec.decl
+        kind = machine.space.kinds.get(spec.kind)
+        if decl is None or kind is None or len(kind.params) != 2 or len(decl.params) != 2:
+            return None
+        edges = EdgeBindings(machine, spec)
+        if not edges.names or (edges.piece_param, edges.place_param) != \
+                tuple(name for name, _ in kind.params):
+            return None
+        compiler, numbers = support.compiler, edges.numbers
+        params = [(name, bc._param_type(t)) for name, t in kind.params]
+        where = None
+        if decl.where is not None:
+            where = compiler.compile("", decl.where, params, decl.bindings, numbers)
+            if where is None:
+                return None
+        clauses = []
+        for rule, _, permits, forbid in machine.forbids.get(spec.kind, ()):
+            clause = compiler.compile(rule, forbid.when, params, decl.bindings, numbers)
+            lifts = [compiler.compile(p.rule, p.when, params, decl.bindings, numbers)
+                     for p in machine.program.of(ir.Permit)
+                     if p.action == spec.kind and p.despite == rule]
+            if clause is None or len(lifts) != len(permits) or None in lifts:
+                return None
+            clauses.append((clause, [p for p in lifts if p is not None]))
+        if {name for name, _ in decl.bindings} - set(edges.names):
+            return None     # a binding that could fail unseen: the interpreter lists them
+        domain = machine.fast_expr(decl.params[0].domain, "")
+        return cls(support, spec, edges, where, clauses, domain)
+
+    def run(self, s: Any, env: dict[str, Any], out: list[int], stop: bool) -> bool:
+        """Append the option's candidates to ``out``; False (``out`` as it was) when the
+        interpreter must list them instead."""
+        if s.drawn is not None:
+            return False
+        units = self.domain(s, env)
+        indices = []
+        for unit in units:
+            if type(unit) is not Piece:
+                return False
+            indices.append(unit.index)
+        native = s.native
+        values = bc.value_cells(self.values, s) if self.values else ()
+        mark = len(out)
+        try:
+            done = self.support.clauses.enumerate_edges(
+                indices, native.board, native.pieces, native.places, values,
+                self.edge_columns, self.program, self.layout, self.settled, self.piece_pos,
+                self.place_pos, self.base, self.width, out, stop)
+        except BaseException:
+            del out[mark:]
+            raise
+        if not done:
+            del out[mark:]
+        return bool(done)

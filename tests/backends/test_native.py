@@ -1,0 +1,162 @@
+"""The compiled backend's native state and native enumeration, against the interpreter.
+
+With the compiled core, every game state carries a native state (board and
+attribute columns, engine/native.py) that must equal one built afresh from
+the interpreter's state after every action; and the options enumerated
+natively (Cortés movement) must list exactly the ids the generated
+enumerator lists, in the same order. The whole-game agreement of the two
+backends is tests/backends/test_differential.py; these tests look at the
+two mechanisms directly, and fuzz the clause machines with malformed code.
+"""
+
+from __future__ import annotations
+
+import random
+from array import array
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cortes_rules
+from cortes_rules.engine import bytecode as bc
+from cortes_rules.engine.machine import CHOOSE
+
+core = pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")
+
+
+def _compiled(name: str, **kwargs):
+    return cortes_rules.load(name, backend="compiled", **kwargs)
+
+
+def _same_native(state) -> None:
+    support = state.machine._native
+    fresh = support.state_of(state)
+    native = state.native
+    assert native.board.where() == fresh.board.where()
+    for place in range(support.n_places):
+        assert native.board.count(place) == fresh.board.count(place)
+    assert list(native.pieces) == list(fresh.pieces)
+    assert list(native.places) == list(fresh.places)
+
+
+def _play(book, seed: int, steps: int, new_game: dict, each) -> int:
+    state = book.new_game(seed=seed, **new_game)
+    chooser = random.Random(seed)
+    seen = 0
+    for _ in range(steps):
+        each(state)
+        seen += 1
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_chance()
+        else:
+            state.apply(chooser.choice(state.legal_action_ids()))
+    return seen
+
+
+@pytest.mark.rule("2.1")
+@pytest.mark.parametrize("name, kwargs, new_game", [
+    ("cortes", {"options": ("veteran",)}, {"setup": "historical", "turn_limit": 10}),
+    ("cortes", {}, {"setup": "demo", "turn_limit": 10}),
+    ("grands_strateges", {"scenario": "X"}, {})])
+def test_2_1_the_native_state_stays_in_step_with_the_interpreters(name, kwargs, new_game):
+    book = _compiled(name, **kwargs)
+    seen = sum(_play(book, seed, 120, new_game, _same_native) for seed in range(3))
+    assert seen > 200
+
+
+@pytest.mark.rule("2.1")
+def test_2_1_a_clone_and_a_refused_action_leave_the_native_state_alone():
+    book = _compiled("cortes", options=("veteran",))
+    state = book.new_game(seed=4, setup="historical", turn_limit=10)
+    for _ in range(30):
+        if state.is_chance_node():
+            state.apply_chance()
+        else:
+            state.apply(state.legal_action_ids()[-1])
+    twin = state.clone()
+    before = (state.native.board.where(), list(state.native.pieces))
+    for _ in range(10):
+        if twin.is_chance_node():
+            twin.apply_chance()
+        else:
+            twin.apply(twin.legal_action_ids()[0])
+    assert (state.native.board.where(), list(state.native.pieces)) == before
+    _same_native(state)
+    _same_native(twin)
+    illegal = next(n for n in range(book.num_distinct_actions)
+                   if n not in set(state.legal_action_ids()))
+    with pytest.raises(cortes_rules.CortesRulesError):
+        state.apply(illegal)
+    assert (state.native.board.where(), list(state.native.pieces)) == before
+
+
+def _move_options(book):
+    machine = book._machine
+    return [o for p in machine.procs.values() for ins in p.code if ins[0] == CHOOSE
+            for o in ins[1].options if o.kind == "move"]
+
+
+@pytest.mark.rule("7.1")
+def test_7_1_the_native_movement_lists_what_the_generated_enumerator_lists():
+    # 7.1-7.19: every movement clause runs natively; the ids must be the
+    # generated enumerator's, in its order, at every movement decision.
+    book = _compiled("cortes", options=("veteran",))
+    machine = book._machine
+    moves = _move_options(book)
+    natives = 0
+
+    def compare(state) -> None:
+        nonlocal natives
+        pending = state._pending()
+        if pending is None or state.is_chance_node():
+            return
+        for option in pending[1][1].options:
+            if option not in moves:
+                continue
+            native = machine._native.option(option)
+            assert native is not None
+            env = dict(pending[2][2])
+            listed: list[int] = []
+            if native.run(state, env, listed, False):
+                natives += 1
+                generated: list[int] = []
+                machine.fast.enumerator(option.decl, machine.space.kinds["move"])(
+                    state, env, generated, False)
+                assert listed == generated
+
+    for seed in range(4):
+        _play(book, seed, 150, {"setup": "historical", "turn_limit": 10}, compare)
+    assert natives > 50
+
+
+@pytest.mark.rule("7.1")
+def test_7_1_options_that_do_not_compile_keep_the_interpreter():
+    # Grands Stratèges' movement cost reads the position: no native listing.
+    book = _compiled("grands_strateges", scenario="X")
+    book.new_game(seed=1)
+    support = book._machine._native
+    assert all(support.option(o) is None for o in _move_options(book))
+
+
+op_codes = st.lists(st.tuples(st.integers(-2, len(bc.NEEDS) + 1), st.integers(-3, 40)),
+                    max_size=12)
+
+
+@pytest.mark.rule("2.1")
+@settings(max_examples=300, deadline=None)
+@given(op_codes, st.lists(st.integers(-2, 120), max_size=3))
+def test_2_1_malformed_bytecode_gets_the_same_answer_from_both_machines(ops, params):
+    # Whatever the code, neither machine crashes, and both answer alike.
+    book = _compiled("cortes")
+    support = book._machine.native_support()
+    tables = support.tables
+    state = book.new_game(seed=1, setup="historical")
+    pieces, places = support.columns.values(state)
+    flat = array("q", [x for pair in ops for x in pair])
+    code = bc.Code("x", ("a", "b"), flat)
+    board = support.state_of(state).board
+    expected = bc.run(code, params, tables, board, pieces, places)
+    assert support.clauses.run(flat, params, board, pieces, places) == expected
