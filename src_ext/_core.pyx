@@ -153,7 +153,7 @@ cdef class Board:
                              f"{self.n_places} places")
         return <int>place
 
-    cdef inline int _slot(self, long player) except -2:
+    cdef inline int _column(self, long player) except -2:
         # The column of ``player`` in the counts (-1: the ownerless pieces).
         if not NONE <= player < self.n_players:
             raise BoardError(f"player {player} is not one of {self.n_players}")
@@ -164,16 +164,16 @@ cdef class Board:
         cdef int p = self._piece(piece)
         cdef int to = self._place(place, True)
         cdef int old = self.where_[p]
-        cdef int slot = self.side[p] if self.side[p] != NONE else self.n_players
+        cdef int column = self.side[p] if self.side[p] != NONE else self.n_players
         cdef int width = self.n_players + 1
         if old == to:
             return old
         if old != NONE:
             self.count_[old] -= 1
-            self.owned[old * width + slot] -= 1
+            self.owned[old * width + column] -= 1
         if to != NONE:
             self.count_[to] += 1
-            self.owned[to * width + slot] += 1
+            self.owned[to * width + column] += 1
         self.where_[p] = to
         return old
 
@@ -187,13 +187,13 @@ cdef class Board:
     cpdef int count_of(self, long place, long player) except -1:
         """How many of the pieces in ``place`` belong to ``player`` (-1: nobody)."""
         cdef int at = self._place(place, False)
-        return self.owned[at * (self.n_players + 1) + self._slot(player)]
+        return self.owned[at * (self.n_players + 1) + self._column(player)]
 
     cpdef int others(self, long place, long player) except -1:
         """How many pieces in ``place`` are not ``player``'s (ownerless included)."""
         cdef int at = self._place(place, False)
         return (self.count_[at]
-                - self.owned[at * (self.n_players + 1) + self._slot(player)])
+                - self.owned[at * (self.n_players + 1) + self._column(player)])
 
     def occupants(self, long place):
         """The pieces in ``place``, ascending."""

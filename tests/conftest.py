@@ -24,6 +24,7 @@ if str(ROOT) not in sys.path:  # the package is used from the checkout, not inst
 
 import cortes_rules  # noqa: E402
 from cortes_rules import GameState  # noqa: E402
+from positions import to_phase  # noqa: E402  (tests/ is on sys.path, as for every test)
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, print_blob=True, database=None,
@@ -44,15 +45,6 @@ def pytest_report_header(config: pytest.Config) -> str:
 def book() -> cortes_rules.Rulebook:
     """The shipped Cortés rulebook, compiled once."""
     return cortes_rules.load("cortes")
-
-
-def to_phase(state: GameState, phase: str) -> GameState:
-    """Apply ``end`` until ``state`` is in ``phase`` (at most two game turns)."""
-    for _ in range(2 * 8 + 1):
-        if state.phase == phase:
-            return state
-        state.apply("end")
-    raise AssertionError(f"never reached phase {phase!r}")
 
 
 @pytest.fixture

@@ -44,7 +44,7 @@ class Board:
         self._n_places, self._n_players = n_places, n_players
         self._where = [NONE] * len(self._side)
         self._count = [0] * n_places
-        self._owned = [0] * (n_places * (n_players + 1))   # slot n_players: ownerless
+        self._owned = [0] * (n_places * (n_players + 1))   # column n_players: ownerless
 
     @property
     def n_pieces(self) -> int:
@@ -60,7 +60,7 @@ class Board:
             raise BoardError(f"place {place} is not on a board of {self._n_places} places")
         return place
 
-    def _slot(self, player: int) -> int:
+    def _column(self, player: int) -> int:
         """The column of ``player`` in the counts (``NONE``: the ownerless pieces)."""
         if not NONE <= player < self._n_players:
             raise BoardError(f"player {player} is not one of {self._n_players}")
@@ -74,14 +74,14 @@ class Board:
         if old == place:
             return old
         side = self._side[piece]
-        slot = side if side != NONE else self._n_players
+        column = side if side != NONE else self._n_players
         width = self._n_players + 1
         if old != NONE:
             self._count[old] -= 1
-            self._owned[old * width + slot] -= 1
+            self._owned[old * width + column] -= 1
         if place != NONE:
             self._count[place] += 1
-            self._owned[place * width + slot] += 1
+            self._owned[place * width + column] += 1
         self._where[piece] = place
         return old
 
@@ -94,7 +94,7 @@ class Board:
 
     def count_of(self, place: int, player: int) -> int:
         """How many of the pieces in ``place`` belong to ``player`` (``NONE``: to nobody)."""
-        return self._owned[self._place(place) * (self._n_players + 1) + self._slot(player)]
+        return self._owned[self._place(place) * (self._n_players + 1) + self._column(player)]
 
     def others(self, place: int, player: int) -> int:
         """How many of the pieces in ``place`` do not belong to ``player`` (``NONE``: nobody)."""

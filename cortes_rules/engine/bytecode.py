@@ -249,8 +249,8 @@ class ClauseCompiler:
         decl = self.value_types.get(name)
         if decl is None or decl.name not in ("int", "bool") or decl.of is not None:
             raise Unsupported(f"value {name}")
-        slot = self.value_slots.setdefault(name, (len(self.value_slots), decl.name))[0]
-        self.emit(VALUE, slot)
+        position = self.value_slots.setdefault(name, (len(self.value_slots), decl.name))[0]
+        self.emit(VALUE, position)
         return str(decl.name)
 
     def _Member(self, node: ir.Member) -> str:
@@ -534,7 +534,7 @@ def compile_option(compiler: ClauseCompiler, action: str,
 @attrs.frozen
 class EdgeColumns:
     """The folded edge bindings a clause reads: a column per ``EDGE_VALUE`` slot (one cell
-    per piece and edge of the tables), and ``fill(slot, piece, edge)`` to work out a cell
+    per piece and edge of the tables), and ``fill(which, piece, edge)`` to work out a cell
     still ``UNSET`` (it writes the cell and returns it)."""
 
     columns: tuple[array[int], ...]

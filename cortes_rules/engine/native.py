@@ -147,8 +147,8 @@ class NativeOption:
         self.width = len(kind.domains[1])
         numbers = edges.numbers
 
-        def fill(slot: int, piece: int, edge: int) -> int:
-            return edges.fill(numbers[slot], tables, piece, edge)
+        def fill(which: int, piece: int, edge: int) -> int:
+            return edges.fill(numbers[which], tables, piece, edge)
         self.edge_columns = bc.EdgeColumns(tuple(edges.column(n, tables) for n in numbers), fill)
 
     @classmethod

@@ -10,7 +10,7 @@ import pytest
 
 import cortes_rules
 from cli_run import run_cli
-from conftest import to_phase
+from positions import to_phase
 from positions import GARRISON
 
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import cortes_rules
 from cortes_rules import CortesRulesError
 from cortes_rules.explain import SCHEMA, explain, reach
-from conftest import to_phase
+from positions import to_phase
 from positions import GARRISON
 
 GS_BOARD = Path(__file__).resolve().parents[1] / "rules" / "grands_strateges" / "examples_map.rules"

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cortes_rules import CortesRulesError
-from conftest import to_phase
+from positions import to_phase
 from positions import GARRISON
 
 
