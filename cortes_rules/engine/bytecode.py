@@ -105,7 +105,7 @@ def _flat(attrs_of: Mapping[str, Sequence[Any]], columns: Sequence[tuple[str, st
           ) -> array[int]:
     out = array("q")
     for name, kind in columns:
-        out.extend(_integer(value, kind) for value in attrs_of[name])
+        out.extend(column_cell(value, kind) for value in attrs_of[name])
     return out
 
 
@@ -113,11 +113,6 @@ _CLASSES: dict[str, type[Any]] = {"piece": Piece, "place": Place, "player": Play
 
 
 def column_cell(value: Any, kind: str) -> int:
-    """An attribute column's cell for ``value`` (see ``Columns``)."""
-    return _integer(value, kind)
-
-
-def _integer(value: Any, kind: str) -> int:
     """A column cell: the value as an integer of the column's type, else ``INEXACT``."""
     cls = _CLASSES.get(kind)
     if cls is not None:
@@ -184,7 +179,7 @@ class ClauseCompiler:
         columns. None when the clause reads anything else, or anything outside
         the subset this machine runs.
         """
-        types = {name: _param_type(t) for name, t in params}
+        types = {name: param_type(t) for name, t in params}
         self.slots = {name: i for i, (name, _) in enumerate(params)}
         self.types = types
         self.bindings = {name: expr for name, expr in bindings if name not in types}
@@ -463,7 +458,8 @@ def _numeric(kind: str) -> str:
     return "int" if kind == "number" else kind
 
 
-def _param_type(declared: str) -> str:
+def param_type(declared: str) -> str:
+    """The machine's type of an action parameter declared ``declared`` (hexes are places)."""
     if declared in ("piece", "player"):
         return declared
     if declared in ("place", "hex", "area", "zone"):
@@ -520,7 +516,7 @@ def compile_option(compiler: ClauseCompiler, action: str,
     if kind is None:
         return []
     try:
-        params = [(name, _param_type(t)) for name, t in kind.params]
+        params = [(name, param_type(t)) for name, t in kind.params]
     except Unsupported:
         return []
     codes = []
@@ -682,7 +678,7 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
 
 def value_cells(code_values: Sequence[tuple[str, str]], state: Any) -> list[int]:
     """The game values a clause reads, as its ``values`` argument."""
-    return [_integer(state.values[name], kind) for name, kind in code_values]
+    return [column_cell(state.values[name], kind) for name, kind in code_values]
 
 
 def _edge(tables: Tables, here: int, there: int) -> int:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from ..core.world import Piece
+from ..core.world import Piece, Place
 from ..dsl import ir
 from . import bytecode as bc
 from .board import NONE
@@ -141,7 +141,7 @@ class NativeOption:
                 self.piece_pos[value.index] = pos
         self.place_pos = array("q", [NONE]) * tables.n_places
         for value, pos in kind.index[1].items():
-            if hasattr(value, "kind"):
+            if type(value) is Place:
                 self.place_pos[value.index] = pos
         self.base = kind.base
         self.width = len(kind.domains[1])
@@ -163,7 +163,7 @@ class NativeOption:
                 tuple(name for name, _ in kind.params):
             return None
         compiler, numbers = support.compiler, edges.numbers
-        params = [(name, bc._param_type(t)) for name, t in kind.params]
+        params = [(name, bc.param_type(t)) for name, t in kind.params]
         where = None
         if decl.where is not None:
             where = compiler.compile("", decl.where, params, decl.bindings, numbers)

@@ -11,7 +11,7 @@ same refusal reasons for an illegal action.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import cortes_rules
@@ -67,6 +67,28 @@ def snapshot(state: GameState) -> dict[str, Any]:
         "observations": {player: state.observation(player)
                          for player in (p.name for p in state.machine.world.seats)},
     }
+
+
+def random_positions(book: cortes_rules.Rulebook, seed: int, steps: int,
+                     new_game: Mapping[str, Any]) -> Iterator[tuple[int, GameState,
+                                                                     random.Random]]:
+    """The positions of one seeded random game: ``(step, state, chooser)``, at most
+    ``steps`` of them, the terminal one included.
+
+    After each, once the caller resumes, the game goes on: chance is sampled,
+    or ``chooser`` (which the caller may also draw from) picks a legal action.
+    The state is one object, changed in place.
+    """
+    state = book.new_game(seed=seed, **new_game)
+    chooser = random.Random(seed)
+    for step in range(steps):
+        yield step, state, chooser
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            state.apply_chance()
+        else:
+            state.apply(chooser.choice(state.legal_action_ids()))
 
 
 def step_views(state: GameState) -> dict[str, Any]:

@@ -11,7 +11,6 @@ interpreter's own view of the pieces over seeded random games.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from cortes_rules.engine import tables as tables_stage
 from cortes_rules.engine.board import NONE
 from cortes_rules.engine.board import Board as ReferenceBoard
 from cortes_rules.errors import BoardError, CortesRulesError
+from differential import random_positions
 
 try:
     from cortes_rules._core import Board as NativeBoard
@@ -185,11 +185,9 @@ def _follow(book: cortes_rules.Rulebook, seed: int, steps: int, new_game: dict) 
     tables = tables_stage.lower(world)
     sides = list(tables.piece_side)
     players = len(tables.player_names)
-    state = book.new_game(seed=seed, **new_game)
     boards = [cls(sides, tables.n_places, players) for cls in BOARDS]
-    chooser = random.Random(seed)
     checked = 0
-    for _ in range(steps):
+    for _, state, _ in random_positions(book, seed, steps, new_game):
         where = [NONE if place is None else place.index for place in state.where]
         for board in boards:
             for piece, place in enumerate(where):
@@ -203,12 +201,6 @@ def _follow(book: cortes_rules.Rulebook, seed: int, steps: int, new_game: dict) 
                     assert board.count_of(place, player) == \
                         sum(1 for i in held if sides[i] == player)
             checked += 1
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.apply_chance()
-        else:
-            state.apply(chooser.choice(state.legal_action_ids()))
     return checked
 
 

@@ -30,6 +30,7 @@ from cortes_rules.engine.board import NONE
 from cortes_rules.engine.board import Board as ReferenceBoard
 from cortes_rules.engine.fold import EdgeBindings
 from cortes_rules.engine.machine import CHOOSE, SEALED
+from differential import random_positions
 
 try:
     from cortes_rules._core import Board as NativeBoard
@@ -68,6 +69,30 @@ def _interpreter(cond, state, env) -> int:
         return bc.UNKNOWN
 
 
+def _agree(code, cond, state, env, indices, tables, boards, attributes, native,
+           edges=None) -> bool:
+    """Run ``code`` on every board (and the native machine) against the interpreter's
+    clause ``cond``: False when the bytecode left an answer to the interpreter.
+
+    ``attributes`` are the state's attribute columns (``Columns.values()``).
+    """
+    expected = _interpreter(cond, state, env)
+    piece_values, place_values = attributes
+    cells = bc.value_cells(code.values, state)
+    answered = True
+    for board in boards:
+        got = bc.run(code, indices, tables, board, piece_values, place_values, cells, edges)
+        if got == bc.UNKNOWN and expected != bc.UNKNOWN:
+            answered = False
+        else:
+            assert got == expected, (code.rule, indices, code.listing())
+        if native is not None and type(board) is NativeBoard:
+            again = native.run(code.ops, indices, board, piece_values, place_values, cells,
+                               edges)
+            assert again == got, ("native", code.rule, indices)
+    return answered
+
+
 def _check_position(book, tables, columns, compiled, state, chooser, samples: int,
                     left: list[int] | None = None) -> int:
     """Run every compiled clause here; returns how many (clause, arguments) were checked.
@@ -91,21 +116,13 @@ def _check_position(book, tables, columns, compiled, state, chooser, samples: in
             env = {name: value for (name, _), value in zip(kind.params, values, strict=True)}
             indices = [v.index for v in values]
             for position, code in codes:
-                expected = _interpreter(machine.forbids[action][position][1], state, env)
-                values = bc.value_cells(code.values, state)
-                for board in boards:
-                    got = bc.run(code, indices, tables, board, piece_values, place_values,
-                                 values)
-                    if got == bc.UNKNOWN and expected != bc.UNKNOWN:
-                        assert bc.INEXACT in piece_values or bc.INEXACT in place_values
-                        if left is not None:
-                            left.append(1)
-                    else:
-                        assert got == expected, (code.rule, action, values, code.listing())
-                    if native is not None and type(board) is NativeBoard:
-                        again = native.run(code.ops, indices, board, piece_values,
-                                           place_values, values)
-                        assert again == got, ("native", code.rule, action, indices)
+                cond = machine.forbids[action][position][1]
+                if not _agree(code, cond, state, env, indices, tables, boards,
+                              (piece_values, place_values), native):
+                    # Left to the interpreter: only where an attribute holds no integer.
+                    assert bc.INEXACT in piece_values or bc.INEXACT in place_values
+                    if left is not None:
+                        left.append(1)
                 checked += 1
     return checked
 
@@ -115,18 +132,10 @@ def _walk(name, options, scenario, new_game, seeds, steps, every, samples,
     book, tables, columns, compiled = _compiled(name, options, scenario)
     checked = 0
     for seed in seeds:
-        state = book.new_game(seed=seed, **new_game)
-        chooser = random.Random(seed)
-        for step in range(steps):
-            if state.is_terminal():
-                break
-            if step % every == 0 and not state.is_chance_node():
+        for step, state, chooser in random_positions(book, seed, steps, new_game):
+            if step % every == 0 and not state.is_terminal() and not state.is_chance_node():
                 checked += _check_position(book, tables, columns, compiled, state, chooser,
                                            samples, left)
-            if state.is_chance_node():
-                state.apply_chance()
-            else:
-                state.apply(chooser.choice(state.legal_action_ids()))
     return checked
 
 
@@ -251,7 +260,7 @@ def _check_options(book, tables, columns, state, chooser, samples: int, left: li
             continue
         edges = EdgeBindings(machine, option)
         codes = bc.compile_option(compiler, option.kind, option.decl.bindings, edges.numbers)
-        columns = _edge_columns(edges, tables)
+        edge_columns = _edge_columns(edges, tables)
         kind = machine.space.kinds[option.kind]
         combos = [tuple(chooser.choice(d) for d in kind.domains) for _ in range(samples)]
         offered = [values for k, values in legal if k is kind]
@@ -265,25 +274,15 @@ def _check_options(book, tables, columns, state, chooser, samples: int, left: li
                 continue      # the interpreter could not bind this candidate at all
             indices = [v.index for v in values]
             for position, code in codes:
-                expected = _interpreter(machine.forbids[option.kind][position][1], state, env)
-                values = bc.value_cells(code.values, state)
-                for board in boards:
-                    got = bc.run(code, indices, tables, board, piece_values, place_values,
-                                 values, columns)
-                    if got == bc.UNKNOWN and expected != bc.UNKNOWN:
-                        # Allowed where an attribute holds no integer, and where a
-                        # folded cost is read off the board's edges (a random
-                        # place that is not next to the unit) or is no integer.
-                        assert bc.INEXACT in piece_values or bc.INEXACT in place_values \
-                            or code.edge_names, (code.rule, option.kind, values)
-                        left.append(values in offered)
-                    else:
-                        assert got == expected, (code.rule, option.kind, values,
-                                                 code.listing())
-                    if native is not None and type(board) is NativeBoard:
-                        again = native.run(code.ops, indices, board, piece_values,
-                                           place_values, values, columns)
-                        assert again == got, ("native", code.rule, option.kind, indices)
+                cond = machine.forbids[option.kind][position][1]
+                if not _agree(code, cond, state, env, indices, tables, boards,
+                              (piece_values, place_values), native, edge_columns):
+                    # Allowed where an attribute holds no integer, and where a
+                    # folded cost is read off the board's edges (a random
+                    # place that is not next to the unit) or is no integer.
+                    assert bc.INEXACT in piece_values or bc.INEXACT in place_values \
+                        or code.edge_names, (code.rule, option.kind, values)
+                    left.append(values in offered)
                 checked += 1
     return checked
 
@@ -299,13 +298,8 @@ def _walk_options(name, options, scenario, new_game, seeds, steps, samples, left
     checked, rules = 0, set()
     compiler = bc.ClauseCompiler(book._machine, tables, columns)
     for seed in seeds:
-        state = book.new_game(seed=seed, **new_game)
-        chooser = random.Random(seed)
-        for _ in range(steps):
-            if state.is_terminal():
-                break
-            if state.is_chance_node():
-                state.apply_chance()
+        for _, state, chooser in random_positions(book, seed, steps, new_game):
+            if state.is_terminal() or state.is_chance_node():
                 continue
             checked += _check_options(book, tables, columns, state, chooser, samples, left)
             for option in state._pending()[1][1].options:
@@ -313,7 +307,6 @@ def _walk_options(name, options, scenario, new_game, seeds, steps, samples, left
                     numbers = EdgeBindings(book._machine, option).numbers
                     rules |= {c.rule for _, c in bc.compile_option(
                         compiler, option.kind, option.decl.bindings, numbers)}
-            state.apply(chooser.choice(state.legal_action_ids()))
     return checked, rules
 
 

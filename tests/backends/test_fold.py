@@ -23,6 +23,7 @@ from cortes_rules.engine import tables as tables_stage
 from cortes_rules.engine.bytecode import INEXACT, number_cell
 from cortes_rules.engine.fold import EdgeBindings, fold
 from cortes_rules.engine.machine import CHOOSE, SEALED, GameState
+from differential import random_positions
 
 CORE_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "core"
 
@@ -136,13 +137,8 @@ def _compare_edges(book, option, edges, new_game, seeds, steps) -> int:
     tables = tables_stage.lower(machine.world)
     compared = 0
     for seed in seeds:
-        state = book.new_game(seed=seed, **new_game)
-        chooser = random.Random(seed)
-        for _ in range(steps):
-            if state.is_terminal():
-                break
-            if state.is_chance_node():
-                state.apply_chance()
+        for _, state, chooser in random_positions(book, seed, steps, new_game):
+            if state.is_terminal() or state.is_chance_node():
                 continue
             pending = state._pending()
             if option in pending[1][1].options:
@@ -180,7 +176,6 @@ def _compare_edges(book, option, edges, new_game, seeds, steps) -> int:
                             cell = edges.fill("cost", tables, unit.index, edge)
                             expected = INEXACT if failed else number_cell(env["cost"])
                             assert cell == expected
-            state.apply(chooser.choice(state.legal_action_ids()))
     return compared
 
 

@@ -11,7 +11,6 @@ two mechanisms directly, and fuzz the clause machines with malformed code.
 
 from __future__ import annotations
 
-import random
 from array import array
 
 import pytest
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 import cortes_rules
 from cortes_rules.engine import bytecode as bc
 from cortes_rules.engine.machine import CHOOSE
+from differential import random_positions
 
 core = pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")
 
@@ -41,18 +41,10 @@ def _same_native(state) -> None:
 
 
 def _play(book, seed: int, steps: int, new_game: dict, each) -> int:
-    state = book.new_game(seed=seed, **new_game)
-    chooser = random.Random(seed)
     seen = 0
-    for _ in range(steps):
+    for _, state, _ in random_positions(book, seed, steps, new_game):
         each(state)
         seen += 1
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.apply_chance()
-        else:
-            state.apply(chooser.choice(state.legal_action_ids()))
     return seen
 
 
