@@ -39,6 +39,7 @@ from .bytecode import INEXACT, UNSET, number_cell
 from .codegen import Purity
 from .bytecode import variables_of as bytecode_variables
 from .machine import GameState, Machine
+from .piece_reads import PieceReads, profile
 from .tables import Tables
 
 MAX_CASES = 250_000
@@ -153,6 +154,12 @@ class EdgeBindings:
     interpreter's own functions, and keeps them: the native enumeration of
     the option reads them (``column()``) instead of evaluating the hook.
 
+    Pieces that the bindings read alike (``piece_reads``: the same side,
+    printed values and tags among those read) share one profile and one
+    value per edge; a binding that uses the piece as more than that (compares
+    it, stores it, reads a declared attribute of it) gives every piece a
+    profile of its own.
+
     ``names`` are the bindings found to depend only on the edge; ``value()``
     gives one of them for a piece and an edge.
     """
@@ -165,6 +172,12 @@ class EdgeBindings:
         """The names that are values rather than the place left or the hexside crossed:
         the ones the clause bytecode reads from columns (``EDGE_VALUE``)."""
         self._values: dict[tuple[str, int, int, int], Any] = {}
+        """Values by (name, profile, place left, place entered); failures by piece."""
+        self._failures: dict[tuple[str, int, int, int], _Failed] = {}
+        self.profile_of = array("q")
+        """Each piece's profile: pieces of one profile have the same values."""
+        self.profiles = 0
+        self._members: list[list[int]] = []
         self._columns: dict[str, array[int]] = {}
         self._scratch: GameState | None = None
         decl: ir.Option | None = option.decl
@@ -198,6 +211,31 @@ class EdgeBindings:
         self.names = tuple(found)
         self.numbers = tuple(numbers)
         self.piece_param, self.place_param = piece, place
+        # Pieces that read alike share their values (``piece_reads``): in
+        # Cortés the cost reads only the unit's side, so a few profiles stand
+        # for every unit.
+        scan = PieceReads(machine.fast)
+        reads: set[str] | None = set()
+        for name, expr in decl.bindings:
+            if name not in found:
+                continue
+            got = scan.of(_leaving(expr, piece), frozenset((piece,)))
+            if got is None or reads is None:
+                reads = None
+                break
+            reads |= got
+        if reads is not None:
+            keys: dict[tuple[Any, ...], int] = {}
+            self.profile_of = array("q", (
+                keys.setdefault(profile(p, frozenset(reads)), len(keys))
+                for p in machine.world.pieces))
+            self.profiles = len(keys)
+        else:
+            self.profile_of = array("q", range(len(machine.world.pieces)))
+            self.profiles = len(machine.world.pieces)
+        self._members = [[] for _ in range(self.profiles)]
+        for index, row in enumerate(self.profile_of):
+            self._members[row].append(index)
 
     def value(self, name: str, piece: int, here: int, there: int) -> Any:
         """Binding ``name`` for the piece moving from place ``here`` to place ``there``.
@@ -205,20 +243,25 @@ class EdgeBindings:
         Raises the interpreter's error where it cannot evaluate the binding
         (or one it reads) for this move.
         """
-        key = (name, piece, here, there)
+        key = (name, self.profile_of[piece], here, there)
         if key not in self._values:
+            failed = self._failures.get((name, piece, here, there))
+            if failed is not None:
+                raise failed.error
             self._work_out(piece, here, there)
-        found = self._values[key]
-        if isinstance(found, _Failed):
-            raise found.error
-        return found
+            if key not in self._values:
+                raise self._failures[(name, piece, here, there)].error
+        return self._values[key]
 
     def _work_out(self, piece: int, here: int, there: int) -> None:
+        """Evaluate the bindings for one move: values kept for the piece's profile, a
+        failure for the piece alone (its message names this piece)."""
         world = self.machine.world
         if self._scratch is None:
             self._scratch = GameState(self.machine, seed=0, begin=False)
         scratch = self._scratch
         unit, start, end = world.pieces[piece], world.places[here], world.places[there]
+        row = self.profile_of[piece]
         scratch._put(unit, start)
         env: dict[str, Any] = {self.piece_param: unit, self.place_param: end}
         wanted = [name for name, _ in self.option.bindings if name in self.names]
@@ -234,18 +277,18 @@ class EdgeBindings:
             if found is not None:
                 for (name, _), value in zip(self.option.bindings, found, strict=True):
                     if name in self.names:
-                        self._values[(name, piece, here, there)] = value
+                        self._values[(name, row, here, there)] = value
                 scratch._put(unit, None)
                 return
         try:
             for name, fn in self.option.bindings:
                 if name in wanted:
                     env[name] = fn(scratch, env)
-                    self._values[(name, piece, here, there)] = env[name]
+                    self._values[(name, row, here, there)] = env[name]
         except CortesRulesError as error:
             # This binding and the ones after it fail, as in the interpreter.
             for later in wanted[wanted.index(name):]:
-                self._values[(later, piece, here, there)] = _Failed(error)
+                self._failures[(later, piece, here, there)] = _Failed(error)
         finally:
             scratch._put(unit, None)
 
@@ -259,16 +302,19 @@ class EdgeBindings:
         return column
 
     def fill(self, name: str, tables: Tables, piece: int, edge: int) -> int:
-        """Work out one cell of ``column(name)`` and return it."""
+        """Work out one cell of ``column(name)`` and return it; the cells of every piece
+        of the same profile along that edge are written with it."""
         column = self.column(name, tables)
-        at = piece * len(tables.neighbours) + edge
+        n_edges = len(tables.neighbours)
+        at = piece * n_edges + edge
         if column[at] == UNSET:
             here = _edge_source(tables, edge)
             try:
-                column[at] = number_cell(self.value(name, piece, here,
-                                                    tables.neighbours[edge]))
+                cell = number_cell(self.value(name, piece, here, tables.neighbours[edge]))
             except CortesRulesError:
-                column[at] = INEXACT   # the interpreter fails here too, in its own time
+                cell = INEXACT   # the interpreter fails here too, in its own time
+            for member in self._members[self.profile_of[piece]]:
+                column[member * n_edges + edge] = cell
         return int(column[at])
 
 
