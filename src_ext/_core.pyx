@@ -226,7 +226,7 @@ cdef enum:
     PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR
     PLACE_ATTR, COUNT, OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT
     AND, OR, RETURN, ADJACENT, CROSSING, IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER
-    ALL_TAG, ANY_TAG
+    ALL_TAG, ANY_TAG, ASK
 
 cdef enum:
     UNKNOWN = -2
@@ -238,12 +238,12 @@ cdef int64_t UNSET = INEXACT + 2
 cdef int64_t LIMIT = 1 << 61
 cdef enum:
     EDGE_COLUMNS = 4     # the edge bindings one clause may read
-    OPCODES = 33
+    OPCODES = 34
 
 # How many stack entries each opcode reads (bytecode.NEEDS).
 cdef int NEEDS[OPCODES]
 NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1,
-            2, 2, 1, 0, 0, 1, 1, 1]
+            2, 2, 1, 0, 0, 1, 1, 1, 0]
 
 
 cdef class ClauseMachine:
@@ -390,6 +390,8 @@ cdef class ClauseMachine:
             elif op == CONST:
                 stack[top] = arg
                 top += 1
+            elif (op == TAG or op == FEATURE) and stack[top - 1] == NONE:
+                stack[top - 1] = 0      # `none is T`, `none has T`: false
             elif op == SIDE or op == TAG or op == WHERE or op == PROPERTY \
                     or op == PIECE_ATTR:
                 x = stack[top - 1]
@@ -502,6 +504,8 @@ cdef class ClauseMachine:
                     top -= 1
             elif op == RETURN:
                 return stack[top - 1]
+            elif op == ASK:
+                return UNKNOWN      # a part only the interpreter evaluates
             else:
                 y = stack[top - 1]
                 x = stack[top - 2]
@@ -616,6 +620,64 @@ cdef class ClauseMachine:
                 if place_pos[there] < 0:
                     return 0
                 out.append(base + piece_pos[unit] * width + place_pos[there])
+                if stop:
+                    return 1
+        return 1
+
+    def enumerate_pairs(self, firsts, seconds, first_type, second_type, Board board,
+                        const int64_t[:] piece_values, const int64_t[:] place_values,
+                        values, const int64_t[:] program, const int64_t[:] layout,
+                        const int64_t[:] first_pos, const int64_t[:] second_pos,
+                        int64_t base, int64_t width, list out, bint stop, ask):
+        """List an option's candidates ``(a, b)`` over two lists of indices.
+
+        ``firsts`` are the first parameter's values (in the option's order, each
+        a ``first_type``: Piece or Place) and ``seconds[i]`` the second's for
+        ``firsts[i]`` (each a ``second_type``); both as lists or tuples. ``program``
+        and ``layout`` are as for ``enumerate_edges``, with no clause static.
+        A candidate that a clause answers ``UNKNOWN`` for (an ``ASK`` reached,
+        say) is decided by ``ask(a, b)`` (the indices of the two values), the
+        interpreter's test of it. Each candidate's id is appended to ``out``.
+        Returns 1, or 0 when a value is of another type or has no position in
+        the action's numbering (the interpreter lists them instead).
+        """
+        cdef int64_t slots[2]
+        cdef int64_t cells[8]
+        cdef int64_t *columns[EDGE_COLUMNS]
+        cdef const int64_t *code = &program[0]
+        cdef Py_ssize_t i, j, n_values = len(values)
+        cdef int64_t first, second
+        cdef int8_t answer
+        if n_values > 8 or len(firsts) != len(seconds):
+            return 0
+        for i in range(n_values):
+            cells[i] = values[i]
+        for i in range(EDGE_COLUMNS):
+            columns[i] = NULL
+        for i in range(len(firsts)):
+            value = firsts[i]
+            if type(value) is not first_type:
+                return 0
+            first = value.index
+            if not 0 <= first < first_pos.shape[0] or first_pos[first] < 0:
+                return 0
+            targets = seconds[i]
+            for j in range(len(targets)):
+                value = targets[j]
+                if type(value) is not second_type:
+                    return 0
+                second = value.index
+                if not 0 <= second < second_pos.shape[0] or second_pos[second] < 0:
+                    return 0
+                slots[0] = first
+                slots[1] = second
+                answer = self._clauses(code, layout, False, slots, board, piece_values,
+                                       place_values, cells, n_values, columns, 0, None)
+                if answer == 1:
+                    continue
+                if answer == 2 and not ask(first, second):
+                    continue
+                out.append(base + first_pos[first] * width + second_pos[second])
                 if stop:
                     return 1
         return 1

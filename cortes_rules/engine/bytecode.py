@@ -58,18 +58,20 @@ LIMIT = 1 << 61
 outside them (a sentinel, or a sum grown too large) makes the answer ``UNKNOWN``."""
 MAX_INSTRUCTIONS = 256
 """A longer clause stays with the interpreter (the native machine's stack is this deep)."""
+MAX_INLINE = 8
+"""Nesting of functions expanded into a clause; deeper calls stay with the interpreter."""
 
 # Opcodes; every instruction is two integers (opcode, argument).
 (PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR, PLACE_ATTR, COUNT,
  OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN, ADJACENT, CROSSING,
- IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG) = range(33)
+ IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG, ASK) = range(34)
 NAMES = ("PARAM", "CONST", "SIDE", "TAG", "FEATURE", "KIND", "WHERE", "PROPERTY",
          "PIECE_ATTR", "PLACE_ATTR", "COUNT", "OWNED", "OTHERS", "EQ", "NE", "LT", "LE", "GT",
          "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN", "ADJACENT", "CROSSING", "IN_REGION",
-         "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG")
+         "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG", "ASK")
 # How many stack entries each opcode reads (a shorter stack: malformed code, UNKNOWN).
 NEEDS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 1,
-         0, 0, 1, 1, 1)
+         0, 0, 1, 1, 1, 0)
 _COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
 _ARITH = {"+": ADD, "-": SUB}
 _REFS = ("piece", "place", "player")
@@ -168,16 +170,26 @@ class ClauseCompiler:
         self.bindings: dict[str, ir.Expr] = {}
         self.active: set[str] = set()
         self.value_types = {v.name: v.type for v in machine.program.of(ir.ValueDecl)}
+        self.functions = {f.name: f for f in machine.program.of(ir.FunctionDecl)}
+        self.frames: list[dict[str, ir.Expr]] = []
+        self.partial = False
 
     def compile(self, rule: str, when: ir.Expr, params: Sequence[tuple[str, str]],
                 bindings: Sequence[tuple[str, ir.Expr]] = (),
-                edge_names: Sequence[str] = ()) -> Code | None:
+                edge_names: Sequence[str] = (), partial: bool = False) -> Code | None:
         """The bytecode of a clause over an action's parameters and an option's bindings.
 
         ``edge_names`` are bindings folded per (piece, edge) (``fold.EdgeBindings``,
         the piece and the place being the first two parameters), read from their
         columns. None when the clause reads anything else, or anything outside
         the subset this machine runs.
+
+        A function the clause calls is expanded in place, its parameters read
+        as the arguments (which must be names, literals or a piece's side:
+        expressions the interpreter evaluates without fail). With ``partial``,
+        a term of ``and``, ``or`` or ``not`` outside the subset becomes ``ASK``:
+        the machine answers ``UNKNOWN`` when it reaches it, and the interpreter
+        decides that candidate (None still when nothing else is left).
         """
         types = {name: param_type(t) for name, t in params}
         self.slots = {name: i for i, (name, _) in enumerate(params)}
@@ -186,12 +198,14 @@ class ClauseCompiler:
         self.edge_slots = {name: i for i, name in enumerate(edge_names)}
         self.value_slots: dict[str, tuple[int, str]] = {}
         self.active = set()
+        self.frames = []
+        self.partial = partial
         self.ops: list[int] = []
         try:
-            kind = self.expr(when)
+            kind = self._term(when)
         except (Unsupported, RecursionError):
             return None
-        if kind != "bool" or len(self.ops) // 2 >= MAX_INSTRUCTIONS:
+        if kind != "bool" or len(self.ops) // 2 >= MAX_INSTRUCTIONS or self.ops == [ASK, 0]:
             return None
         self.emit(RETURN, 0)
         values = tuple(sorted(((n, t) for n, (_, t) in self.value_slots.items()),
@@ -211,8 +225,31 @@ class ClauseCompiler:
         kind: str = method(node)
         return kind
 
+    def _term(self, node: ir.Expr) -> str:
+        """Emit a boolean term: in a partial compilation, ``ASK`` if it is outside the subset."""
+        mark, slots = len(self.ops), dict(self.value_slots)
+        try:
+            if self.expr(node) != "bool":
+                raise Unsupported("a term that is not a boolean")
+        except Unsupported:
+            if not self.partial:
+                raise
+            del self.ops[mark:]
+            self.value_slots = slots
+            self.emit(ASK)
+        return "bool"
+
     def _Name(self, node: ir.Name) -> str:
         name = node.id
+        for depth in range(len(self.frames) - 1, -1, -1):
+            argument = self.frames[depth].get(name)
+            if argument is not None:
+                # A function's parameter: its argument, read where the call stands.
+                inner, self.frames = self.frames, self.frames[:depth]
+                try:
+                    return self.expr(argument)
+                finally:
+                    self.frames = inner
         kind = self.types.get(name)
         if kind is not None:
             self.emit(PARAM, self.slots[name])
@@ -277,8 +314,7 @@ class ClauseCompiler:
         return "none"
 
     def _Not(self, node: ir.Not) -> str:
-        if self.expr(node.operand) != "bool":
-            raise Unsupported("not of a non-boolean")
+        self._term(node.operand)
         self.emit(NOT)
         return "bool"
 
@@ -286,8 +322,7 @@ class ClauseCompiler:
         jumps = []
         terms = node.terms()
         for i, term in enumerate(terms):
-            if self.expr(term) != "bool":
-                raise Unsupported("and/or of a non-boolean")
+            self._term(term)
             if i < len(terms) - 1:
                 jumps.append(self.emit(AND if node.op == "and" else OR))
         for at in jumps:
@@ -368,6 +403,9 @@ class ClauseCompiler:
         raise Unsupported(f"{kind}.{name}")
 
     def _Call(self, node: ir.Call) -> str:
+        function = self.functions.get(node.func)
+        if function is not None and node.binder is None:
+            return self._inline(function, node.args)
         if node.func == "is_number" and node.binder is None and len(node.args) == 1:
             if self.expr(node.args[0]) != "number":
                 raise Unsupported("is_number of anything but an edge binding")
@@ -413,6 +451,37 @@ class ClauseCompiler:
             self.emit(GT)
             return "bool"
         return "int"
+
+    def _inline(self, function: ir.FunctionDecl, args: Sequence[ir.Expr]) -> str:
+        """Emit a function's body with its parameters read as ``args``.
+
+        The interpreter evaluates every argument before the body, even one the
+        body never reads: so an argument must be one it cannot fail on (a
+        name, a literal, a piece's side), and it must compile here.
+        """
+        if len(args) != len(function.params) or len(self.frames) >= MAX_INLINE:
+            raise Unsupported(f"a call of {function.name}")
+        for arg in args:
+            if not self._total(arg):
+                raise Unsupported(f"an argument of {function.name}")
+            mark = len(self.ops)
+            self.expr(arg)      # compiles (else Unsupported); emitted where it is read
+            del self.ops[mark:]
+        self.frames.append(dict(zip(function.params, args, strict=True)))
+        try:
+            return self.expr(function.body)
+        finally:
+            self.frames.pop()
+
+    def _total(self, node: ir.Expr) -> bool:
+        """Whether the interpreter evaluates an argument without fail (given it compiles):
+        a literal, a name (parameters and bindings are evaluated before any clause),
+        or the side of a piece parameter."""
+        if isinstance(node, (ir.Name, ir.IntLit, ir.BoolLit, ir.NoneLit)):
+            return True
+        obj = node.obj if isinstance(node, ir.Attr) and node.name == "side" else None
+        return isinstance(obj, ir.Name) and self.types.get(obj.id) == "piece" \
+            and not any(obj.id in frame for frame in self.frames)
 
     def _pieces_of(self, node: ir.Expr) -> bool:
         """Emit the place whose pieces ``node`` lists (``h.pieces``, or a derived alias of it)."""
@@ -572,6 +641,8 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
             stack.append(params[arg])
         elif op == CONST:
             stack.append(arg)
+        elif op in (TAG, FEATURE) and stack[-1] == NONE:
+            stack[-1] = 0       # `none is T`, `none has T`: false, as the interpreter says
         elif op in (SIDE, TAG, WHERE, PROPERTY, PIECE_ATTR):
             piece = stack.pop()
             if not 0 <= piece < n_pieces:     # none, or not a piece: the interpreter fails
@@ -668,6 +739,8 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
                 stack.pop()
         elif op == RETURN:
             return stack.pop()
+        elif op == ASK:
+            return UNKNOWN     # a part of the clause only the interpreter evaluates
         else:
             right = stack.pop()
             left = stack.pop()

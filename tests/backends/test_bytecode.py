@@ -241,6 +241,90 @@ def test_3_3_clauses_outside_the_subset_compile_to_nothing():
     assert compiler.compile("3.3", long, params) is None
 
 
+def _zoc_with(tmp_path, extra: str):
+    """The zone-of-control fixture with more rules in its 3.3 ("occupied hexes")."""
+    source = ZOC.read_text()
+    marker = "  forbid move when count(to.pieces) >= 2\n"
+    assert marker in source
+    path = tmp_path / "zoc.rules"
+    path.write_text(source.replace(marker, marker + extra))
+    book = cortes_rules.load(path)
+    machine = book._machine
+    tables = tables_stage.lower(machine.world)
+    columns = bc.Columns.of(machine.program)
+    return book, tables, columns, bc.ClauseCompiler(machine, tables, columns)
+
+
+def _every_move(book, tables, columns, code, position) -> set[int]:
+    """``code`` for every (unit, hex) of the fixture at its set-up, against the interpreter's
+    clause; the answers the bytecode gave."""
+    machine = book._machine
+    state = book.new_game(seed=1, setup="standard")
+    cond = machine.forbids["move"][position][1]
+    board = _boards(state, tables)[0]
+    piece_values, place_values = columns.values(state)
+    answers = set()
+    for unit in machine.world.pieces:
+        for place in machine.world.hexes:
+            got = bc.run(code, [unit.index, place.index], tables, board, piece_values,
+                         place_values)
+            answers.add(got)
+            if got != bc.UNKNOWN:
+                assert got == int(bool(cond(state, {"unit": unit, "to": place})))
+    return answers
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+def test_3_3_a_function_called_with_names_is_expanded_into_the_clause(tmp_path):
+    book, tables, columns, compiler = _zoc_with(
+        tmp_path, "  function heavy(u, h) = u is red_infantry and h has woods\n"
+                  "  forbid move when heavy(unit, to)\n"
+                  "  forbid move when heavy(unit, first(neighbours(to)))\n")
+    machine = book._machine
+    params = [("unit", "piece"), ("to", "place")]
+    clauses = [(i, decl) for i, (_, _, _, decl) in enumerate(machine.forbids["move"])
+               if "heavy" in render(decl.when)]
+    (position, by_names), (_, computed) = clauses
+    code = compiler.compile("3.3", by_names.when, params)
+    assert code is not None
+    assert [line.split()[1] for line in code.listing()] == \
+        ["PARAM", "TAG", "AND", "PARAM", "FEATURE", "RETURN"]
+    assert _every_move(book, tables, columns, code, position) == {0, 1}
+    # The interpreter evaluates every argument, even one the body would not
+    # read: an argument it might fail on keeps the clause with it.
+    assert compiler.compile("3.3", computed.when, params) is None
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+def test_3_3_a_partial_clause_asks_the_interpreter_only_where_it_must(tmp_path):
+    book, tables, columns, compiler = _zoc_with(
+        tmp_path, "  forbid move when to has town or zoc(to, unit.side)\n"
+                  "  forbid move when zoc(to, unit.side)\n")
+    machine = book._machine
+    params = [("unit", "piece"), ("to", "place")]
+    (position, mixed), (_, outside) = [
+        (i, decl) for i, (rule, _, _, decl) in enumerate(machine.forbids["move"])
+        if rule == "3.3" and "zoc(to" in render(decl.when)]
+    assert compiler.compile("3.3", mixed.when, params) is None
+    code = compiler.compile("3.3", mixed.when, params, partial=True)
+    assert code is not None
+    assert [line.split()[1] for line in code.listing()] == \
+        ["PARAM", "FEATURE", "OR", "ASK", "RETURN"]
+    # A town answers at once; any other hex reaches the zone of control.
+    towns = {h.index for h in machine.world.hexes if "town" in h.features}
+    answers = _every_move(book, tables, columns, code, position)
+    assert answers == {1, bc.UNKNOWN} and towns
+    # A clause with nothing but the part outside the subset does not compile.
+    assert compiler.compile("3.3", outside.when, params, partial=True) is None
+    if ClauseMachine is not None:
+        state = book.new_game(seed=1, setup="standard")
+        board = _boards(state, tables)[-1]
+        values = columns.values(state)
+        for place in machine.world.hexes:
+            got = ClauseMachine(tables).run(code.ops, [0, place.index], board, *values)
+            assert got == (1 if place.index in towns else bc.UNKNOWN)
+
+
 def _check_options(book, tables, columns, state, chooser, samples: int, left: list[int]) -> int:
     """Run the clauses compiled with each option's bindings, for the pending decision."""
     machine = book._machine
