@@ -27,6 +27,7 @@ from ..core.world import Piece, Place
 from ..dsl import ir
 from . import bytecode as bc
 from .board import NONE
+from .compile import _as_iterable
 from .fold import EdgeBindings
 from .tables import Tables, lower
 
@@ -73,7 +74,7 @@ class NativeSupport:
         self.clauses = core.ClauseMachine(self.tables)
         self.compiler = bc.ClauseCompiler(machine, self.tables, self.columns)
         self.n_pieces, self.n_places = self.tables.n_pieces, self.tables.n_places
-        self._options: dict[int, NativeOption | None] = {}
+        self._options: dict[int, NativeOption | NativePairs | None] = {}
 
     def state_of(self, state: Any) -> NativeState:
         """A native state built from an interpreter's state."""
@@ -85,11 +86,11 @@ class NativeSupport:
         pieces, places = self.columns.values(state)
         return NativeState(board, pieces, places)
 
-    def option(self, spec: Any) -> NativeOption | None:
+    def option(self, spec: Any) -> NativeOption | NativePairs | None:
         """The native enumeration of an option, or None when it does not compile."""
         key = id(spec)
         if key not in self._options:
-            self._options[key] = NativeOption.build(self, spec)
+            self._options[key] = NativeOption.build(self, spec) or NativePairs.build(self, spec)
         return self._options[key]
 
 
@@ -102,47 +103,11 @@ class NativeOption:
         self.support, self.spec, self.edges, self.domain = support, spec, edges, domain
         tables = support.tables
         kind = support.machine.space.kinds[spec.kind]
-        # All the codes share one table of game values (VALUE slots renumbered).
-        codes = ([where] if where is not None else []) + \
-            [c for clause, permits in clauses for c in (clause, *permits)]
-        names: list[tuple[str, str]] = []
-        for code in codes:
-            for name, kind_of in code.values:
-                if (name, kind_of) not in names:
-                    names.append((name, kind_of))
-            for i in range(0, len(code.ops), 2):
-                if code.ops[i] == bc.VALUE:
-                    code.ops[i + 1] = names.index(code.values[code.ops[i + 1]])
-        self.values = tuple(names)
-        # One flat program and its layout (see ClauseMachine.enumerate_edges).
-        self.program = array("q")
-        self.layout = array("q")
-
-        def place(code: bc.Code) -> None:
-            self.layout.extend((len(self.program) // 2, len(code.ops) // 2))
-            self.program.extend(code.ops)
-
-        if where is not None:
-            place(where)
-            self.layout.append(int(_static(where)))
-        else:
-            self.layout.extend((-1, 0, 0))
-        self.layout.append(len(clauses))
-        for clause, permits in clauses:
-            place(clause)
-            self.layout.extend((len(permits), int(all(map(_static, (clause, *permits))))))
-            for permit in permits:
-                place(permit)
+        self.values, self.program, self.layout = _lay_out(where, clauses, _static)
         # What the static clauses decided, per (piece, edge): -1 not yet.
         self.settled = array("b", [-1]) * (tables.n_pieces * len(tables.neighbours))
-        self.piece_pos = array("q", [NONE]) * tables.n_pieces
-        for value, pos in kind.index[0].items():
-            if type(value) is Piece:
-                self.piece_pos[value.index] = pos
-        self.place_pos = array("q", [NONE]) * tables.n_places
-        for value, pos in kind.index[1].items():
-            if type(value) is Place:
-                self.place_pos[value.index] = pos
+        self.piece_pos = _positions(kind, 0, Piece, tables.n_pieces)
+        self.place_pos = _positions(kind, 1, Place, tables.n_places)
         self.base = kind.base
         self.width = len(kind.domains[1])
         numbers = edges.numbers
@@ -208,3 +173,180 @@ class NativeOption:
         if not done:
             del out[mark:]
         return bool(done)
+
+
+class NativePairs:
+    """An option over a piece or place and another, compiled: ``run()`` lists them natively.
+
+    For ``option k(a in A, b in B) where W`` (``B`` not reading ``a``), with
+    bindings that cannot fail (``from = unit.place``): the domains are
+    evaluated by the generated code, then ``ClauseMachine.enumerate_pairs``
+    tests ``W`` and the kind's forbid clauses, compiled partially
+    (``ClauseCompiler.compile(partial=True)``), for every pair. A pair that
+    reaches a part outside the bytecode is decided by the interpreter's
+    own clauses, for that pair alone.
+    """
+
+    def __init__(self, support: NativeSupport, spec: Any, types: tuple[Any, Any],
+                 where: bc.Code | None, clauses: list[tuple[bc.Code, list[bc.Code]]],
+                 domains: tuple[Any, Any], tests: tuple[Any, Any]) -> None:
+        self.support, self.spec, self.types = support, spec, types
+        self.domains, self.tests = domains, tests
+        machine = support.machine
+        kind = machine.space.kinds[spec.kind]
+        self.values, self.program, self.layout = _lay_out(where, clauses, lambda code: False)
+        sizes = (support.n_pieces, support.n_places)
+        self.first_pos = _positions(kind, 0, types[0], sizes[types[0] is Place])
+        self.second_pos = _positions(kind, 1, types[1], sizes[types[1] is Place])
+        self.base, self.width = kind.base, len(kind.domains[1])
+        world = machine.world
+        self.objects = tuple(world.places if t is Place else world.pieces for t in types)
+        self.names = tuple(name for name, _ in kind.params)
+
+    @classmethod
+    def build(cls, support: NativeSupport, spec: Any) -> NativePairs | None:
+        machine = support.machine
+        decl: ir.Option | None = spec.decl
+        kind = machine.space.kinds.get(spec.kind)
+        if decl is None or kind is None or len(kind.params) != 2 or len(decl.params) != 2 \
+                or tuple(p.name for p in decl.params) != tuple(n for n, _ in kind.params):
+            return None
+        try:
+            params = [(name, bc.param_type(t)) for name, t in kind.params]
+        except bc.Unsupported:
+            return None
+        if any(t not in ("piece", "place") for _, t in params):
+            return None
+        if not all(_cannot_fail(expr, dict(params)) for _, expr in decl.bindings):
+            return None     # the interpreter evaluates every binding of every pair
+        compiler = support.compiler
+        where = None
+        if decl.where is not None:
+            where = compiler.compile("", decl.where, params, decl.bindings, partial=True)
+            if where is None:
+                return None
+        clauses = []
+        # The generated code of each clause, to decide a pair the bytecode cannot.
+        tests: list[tuple[Any, tuple[Any, ...]]] = []
+        for rule, _, permits, forbid in machine.forbids.get(spec.kind, ()):
+            clause = compiler.compile(rule, forbid.when, params, decl.bindings, partial=True)
+            lifting = [p for p in machine.program.of(ir.Permit)
+                       if p.action == spec.kind and p.despite == rule]
+            lifts = [compiler.compile(p.rule, p.when, params, decl.bindings, partial=True)
+                     for p in lifting]
+            if clause is None or len(lifts) != len(permits) or None in lifts:
+                return None
+            clauses.append((clause, [p for p in lifts if p is not None]))
+            tests.append((machine.fast_expr(forbid.when, rule),
+                          tuple(machine.fast_expr(p.when, p.rule) for p in lifting)))
+        if where is None and not clauses:
+            return None     # nothing to test: the generated code lists them as fast
+        first, second = decl.params
+        _, read = machine.fast.purity.scan(second.domain, frozenset((first.name,)))
+        if first.name in read:
+            # A domain per first value: the generated enumerator keeps each one's
+            # candidates while what they read is unchanged, which is faster.
+            return None
+        types = tuple(Place if t == "place" else Piece for _, t in params)
+        test_where = machine.fast_expr(decl.where, "") if decl.where is not None else None
+        return cls(support, spec, (types[0], types[1]), where, clauses,
+                   (machine.fast_expr(first.domain, ""), machine.fast_expr(second.domain, "")),
+                   (test_where, tuple(tests)))
+
+    def run(self, s: Any, env: dict[str, Any], out: list[int], stop: bool) -> bool:
+        """Append the option's candidates to ``out``; False (``out`` as it was) when the
+        interpreter must list them instead."""
+        if s.drawn is not None:
+            return False
+        firsts = _sequence(self.domains[0](s, env))
+        if not firsts:
+            return True
+        seconds = [_sequence(self.domains[1](s, env))] * len(firsts)
+        native = s.native
+        values = bc.value_cells(self.values, s) if self.values else ()
+        bindings = self.spec.bindings
+        where, forbids = self.tests
+        first_objects, second_objects = self.objects
+        first_name, second_name = self.names
+
+        def ask(a: int, b: int) -> bool:
+            # The generated code's test of one pair, as ``_reference_candidates`` runs it.
+            pair = dict(env)
+            pair[first_name] = first_objects[a]
+            pair[second_name] = second_objects[b]
+            for name, fn in bindings:
+                pair[name] = fn(s, pair)
+            if where is not None and not where(s, pair):
+                return False
+            return not any(cond(s, pair) and not any(p(s, pair) for p in permits)
+                           for cond, permits in forbids)
+
+        mark = len(out)
+        try:
+            done = self.support.clauses.enumerate_pairs(
+                firsts, seconds, self.types[0], self.types[1], native.board, native.pieces,
+                native.places, values, self.program, self.layout, self.first_pos,
+                self.second_pos, self.base, self.width, out, stop, ask)
+        except BaseException:
+            del out[mark:]
+            raise
+        if not done:
+            del out[mark:]
+        return bool(done)
+
+
+def _sequence(values: Any) -> Any:
+    """A domain's values as a list or tuple, in the order the rules visit them."""
+    return values if type(values) in (tuple, list) else list(_as_iterable(values))
+
+
+def _cannot_fail(expr: ir.Expr, params: dict[str, str]) -> bool:
+    """A binding the interpreter evaluates without fail: a parameter, or a piece's place."""
+    if isinstance(expr, ir.Name):
+        return expr.id in params
+    return isinstance(expr, ir.Attr) and expr.name == "place" \
+        and isinstance(expr.obj, ir.Name) and params.get(expr.obj.id) == "piece"
+
+
+def _lay_out(where: bc.Code | None, clauses: list[tuple[bc.Code, list[bc.Code]]],
+             static: Any) -> tuple[tuple[tuple[str, str], ...], array[int], array[int]]:
+    """An option's codes as one flat program and its layout (``ClauseMachine.enumerate_edges``
+    says how it reads), the game values they read sharing one table."""
+    codes = ([where] if where is not None else []) + \
+        [c for clause, permits in clauses for c in (clause, *permits)]
+    names: list[tuple[str, str]] = []
+    for code in codes:
+        for name, kind_of in code.values:
+            if (name, kind_of) not in names:
+                names.append((name, kind_of))
+        for i in range(0, len(code.ops), 2):
+            if code.ops[i] == bc.VALUE:
+                code.ops[i + 1] = names.index(code.values[code.ops[i + 1]])
+    program = array("q")
+    layout = array("q")
+
+    def place(code: bc.Code) -> None:
+        layout.extend((len(program) // 2, len(code.ops) // 2))
+        program.extend(code.ops)
+
+    if where is not None:
+        place(where)
+        layout.append(int(static(where)))
+    else:
+        layout.extend((-1, 0, 0))
+    layout.append(len(clauses))
+    for clause, permits in clauses:
+        place(clause)
+        layout.extend((len(permits), int(all(map(static, (clause, *permits))))))
+        for permit in permits:
+            place(permit)
+    return tuple(names), program, layout
+
+
+def _positions(kind: Any, param: int, wanted: Any, size: int) -> array[int]:
+    """Each piece's (or place's) position in the numbering of one of a kind's parameters."""
+    found = array("q", [NONE]) * size
+    for value, pos in kind.index[param].items():
+        if type(value) is wanted:
+            found[value.index] = pos
+    return found

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import cortes_rules
 from cortes_rules.engine import bytecode as bc
-from cortes_rules.engine.machine import CHOOSE
+from cortes_rules.engine.machine import CHOOSE, SEALED
+from cortes_rules.engine.native import NativePairs
 from differential import random_positions
 
 core = pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")
@@ -122,6 +123,59 @@ def test_7_1_the_native_movement_lists_what_the_generated_enumerator_lists():
     for seed in range(4):
         _play(book, seed, 150, {"setup": "historical", "turn_limit": 10}, compare)
     assert natives > 50
+
+
+def _compare_pairs(book, kind: str, seeds, steps: int, new_game: dict) -> int:
+    """At every decision offering ``kind``, its native listing (a ``NativePairs``) against
+    the generated enumerator's, whole and stopping at the first; how many were compared."""
+    machine = book._machine
+    compared = 0
+
+    def compare(state) -> None:
+        nonlocal compared
+        pending = state._pending()
+        if pending is None or state.is_chance_node():
+            return
+        op, ins, frame = pending
+        env = dict(frame[2])
+        if op == SEALED:
+            env[ins[1].name] = state._sealed_next(ins[1], frame[2])
+        for option in ins[1].options:
+            if option.kind != kind:
+                continue
+            native = machine._native.option(option)
+            if native is None:
+                continue
+            assert isinstance(native, NativePairs)
+            for stop in (False, True):
+                listed: list[int] = []
+                assert native.run(state, env, listed, stop)
+                generated: list[int] = []
+                machine.fast.enumerator(option.decl, machine.space.kinds[kind])(
+                    state, env, generated, stop)
+                assert listed == generated
+                compared += 1
+
+    for seed in seeds:
+        _play(book, seed, steps, new_game, compare)
+    return compared
+
+
+@pytest.mark.rule("10.9")
+def test_10_9_the_native_redeployment_lists_what_the_generated_enumerator_lists():
+    # 10.7-10.9: each unit goes to a hex of its side's ground that keeps the
+    # stacking limits. An empty hex is decided natively; one that holds units
+    # asks the stacking clauses, through the interpreter's code, for that hex.
+    book = _compiled("cortes", options=("veteran",))
+    assert _compare_pairs(book, "redeploy", range(3), 400,
+                          {"setup": "historical", "turn_limit": 10}) > 100
+
+
+@pytest.mark.rule("I.1", rulebook="grands_strateges")
+def test_i_1_the_native_deployment_lists_what_the_generated_enumerator_lists():
+    # Scenario X's sealed deployment: each unit into an empty hex of its zone.
+    book = _compiled("grands_strateges", scenario="X")
+    assert _compare_pairs(book, "place", range(2), 120, {}) > 50
 
 
 @pytest.mark.rule("7.1")
