@@ -226,7 +226,7 @@ cdef enum:
     PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR
     PLACE_ATTR, COUNT, OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT
     AND, OR, RETURN, ADJACENT, CROSSING, IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER
-    ALL_TAG, ANY_TAG, ASK
+    ALL_TAG, ANY_TAG, ASK, RIVALS
 
 cdef enum:
     UNKNOWN = -2
@@ -238,12 +238,12 @@ cdef int64_t UNSET = INEXACT + 2
 cdef int64_t LIMIT = 1 << 61
 cdef enum:
     EDGE_COLUMNS = 4     # the edge bindings one clause may read
-    OPCODES = 34
+    OPCODES = 35
 
 # How many stack entries each opcode reads (bytecode.NEEDS).
 cdef int NEEDS[OPCODES]
 NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1,
-            2, 2, 1, 0, 0, 1, 1, 1, 0]
+            2, 2, 1, 0, 0, 1, 1, 1, 0, 2]
 
 
 cdef class ClauseMachine:
@@ -425,7 +425,7 @@ cdef class ClauseMachine:
                 else:
                     y = board.count_[x]
                 stack[top - 1] = y
-            elif op == OWNED or op == OTHERS:
+            elif op == OWNED or op == OTHERS or op == RIVALS:
                 y = stack[top - 1]      # the player
                 x = stack[top - 2]      # the place
                 top -= 1
@@ -433,6 +433,11 @@ cdef class ClauseMachine:
                     return UNKNOWN
                 if y == NONE:
                     y = self.n_players
+                if op == RIVALS and y != self.n_players:
+                    # another player's: neither this player's nor ownerless
+                    stack[top - 1] = board.count_[x] - board.owned[x * width + y] \
+                        - board.owned[x * width + self.n_players]
+                    continue
                 y = board.owned[x * width + y]
                 stack[top - 1] = y if op == OWNED else board.count_[x] - y
             elif op == ADJACENT or op == CROSSING:

@@ -64,14 +64,14 @@ MAX_INLINE = 8
 # Opcodes; every instruction is two integers (opcode, argument).
 (PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR, PLACE_ATTR, COUNT,
  OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN, ADJACENT, CROSSING,
- IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG, ASK) = range(34)
+ IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG, ASK, RIVALS) = range(35)
 NAMES = ("PARAM", "CONST", "SIDE", "TAG", "FEATURE", "KIND", "WHERE", "PROPERTY",
          "PIECE_ATTR", "PLACE_ATTR", "COUNT", "OWNED", "OTHERS", "EQ", "NE", "LT", "LE", "GT",
          "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN", "ADJACENT", "CROSSING", "IN_REGION",
-         "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG", "ASK")
+         "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG", "ASK", "RIVALS")
 # How many stack entries each opcode reads (a shorter stack: malformed code, UNKNOWN).
 NEEDS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 1,
-         0, 0, 1, 1, 1, 0)
+         0, 0, 1, 1, 1, 0, 2)
 _COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
 _ARITH = {"+": ADD, "-": SUB}
 _REFS = ("piece", "place", "player")
@@ -445,7 +445,7 @@ class ClauseCompiler:
             self.emit(COUNT)
         else:
             op = self._side_test(where, node.binder)
-            self.emit(OWNED if op == "==" else OTHERS)
+            self.emit({"==": OWNED, "!=": OTHERS, "rivals": RIVALS}[op])
         if node.func == "any":
             self.emit(CONST, 0)
             self.emit(GT)
@@ -480,8 +480,17 @@ class ClauseCompiler:
         if isinstance(node, (ir.Name, ir.IntLit, ir.BoolLit, ir.NoneLit)):
             return True
         obj = node.obj if isinstance(node, ir.Attr) and node.name == "side" else None
-        return isinstance(obj, ir.Name) and self.types.get(obj.id) == "piece" \
-            and not any(obj.id in frame for frame in self.frames)
+        if not isinstance(obj, ir.Name):
+            return False
+        name, depth = obj.id, len(self.frames)
+        while depth > 0:        # a parameter passed on: follow it to its caller's name
+            depth -= 1
+            argument = self.frames[depth].get(name)
+            if argument is not None:
+                if not isinstance(argument, ir.Name):
+                    return False
+                name = argument.id
+        return self.types.get(name) == "piece"
 
     def _pieces_of(self, node: ir.Expr) -> bool:
         """Emit the place whose pieces ``node`` lists (``h.pieces``, or a derived alias of it)."""
@@ -501,7 +510,17 @@ class ClauseCompiler:
         return True
 
     def _side_test(self, where: ir.Expr, binder: str) -> str:
-        """Emit the player of ``u.side == E`` (or ``!=``); returns the operator."""
+        """Emit the player of ``u.side == E`` (or ``!=``); returns the operator, or
+        ``rivals`` for ``u.side != none and u.side != E`` (in either order)."""
+        if isinstance(where, ir.BoolOp) and where.op == "and":
+            terms = where.terms()
+            owned = [t for t in terms if isinstance(t, ir.Compare) and t.op == "!="
+                     and isinstance(t.right, ir.NoneLit) and _is_side_of(t.left, binder)]
+            if len(terms) == 2 and len(owned) == 1:
+                other = terms[1] if terms[0] is owned[0] else terms[0]
+                if self._side_test(other, binder) == "!=":
+                    return "rivals"
+            raise Unsupported("a comprehension's condition")
         if not isinstance(where, ir.Compare) or where.op not in ("==", "!="):
             raise Unsupported("a comprehension's condition")
         sides = [isinstance(t, ir.Attr) and t.name == "side" and isinstance(t.obj, ir.Name)
@@ -512,6 +531,11 @@ class ClauseCompiler:
         if self.expr(other) != "player":
             raise Unsupported("a side compared with a non-player")
         return where.op
+
+
+def _is_side_of(node: ir.Expr, binder: str) -> bool:
+    return isinstance(node, ir.Attr) and node.name == "side" \
+        and isinstance(node.obj, ir.Name) and node.obj.id == binder
 
 
 def _tag_test(where: ir.Expr | None, binder: str) -> str | None:
@@ -675,13 +699,18 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
                 stack.append(value)
             else:
                 stack.append(board.count(place))
-        elif op in (OWNED, OTHERS):
+        elif op in (OWNED, OTHERS, RIVALS):
             player = stack.pop()
             place = stack.pop()
             if not 0 <= place < n_places or not NONE <= player < len(tables.player_names):
                 return UNKNOWN
-            stack.append(board.count_of(place, player) if op == OWNED
-                         else board.others(place, player))
+            if op == OWNED:
+                stack.append(board.count_of(place, player))
+            elif op == OTHERS:
+                stack.append(board.others(place, player))
+            else:       # another player's: neither the player's nor ownerless
+                stack.append(board.others(place, player) - (
+                    board.count_of(place, NONE) if player != NONE else 0))
         elif op in (ADJACENT, CROSSING):
             there = stack.pop()
             here = stack.pop()

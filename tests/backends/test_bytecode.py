@@ -296,6 +296,23 @@ def test_3_3_a_function_called_with_names_is_expanded_into_the_clause(tmp_path):
 
 
 @pytest.mark.rule("3.3", rulebook="zoc")
+def test_3_3_another_players_pieces_are_one_count_test(tmp_path):
+    # "Pieces of a side, not ownerless and not the unit's": the board's count
+    # less the unit's side's and the ownerless ones (RIVALS).
+    book, tables, columns, compiler = _zoc_with(
+        tmp_path, "  forbid move when any(e in to.pieces where e.side != none and "
+                  "e.side != unit.side)\n")
+    machine = book._machine
+    position, decl = next((i, decl) for i, (_, _, _, decl) in
+                          enumerate(machine.forbids["move"]) if "none" in render(decl.when))
+    code = compiler.compile("3.3", decl.when, [("unit", "piece"), ("to", "place")])
+    assert code is not None
+    assert [line.split()[1] for line in code.listing()] == \
+        ["PARAM", "PARAM", "SIDE", "RIVALS", "CONST", "GT", "RETURN"]
+    assert _every_move(book, tables, columns, code, position) == {0, 1}
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
 def test_3_3_a_partial_clause_asks_the_interpreter_only_where_it_must(tmp_path):
     book, tables, columns, compiler = _zoc_with(
         tmp_path, "  forbid move when to has town or zoc(to, unit.side)\n"
