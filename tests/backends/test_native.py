@@ -178,6 +178,57 @@ def test_i_1_the_native_deployment_lists_what_the_generated_enumerator_lists():
     assert _compare_pairs(book, "place", range(2), 120, {}) > 50
 
 
+@pytest.mark.rule("10.9")
+def test_10_9_a_pair_listing_hands_back_what_it_cannot_number_and_keeps_errors():
+    # Values of another type, or outside the action's numbering, hand the
+    # listing back (0); an error of the interpreter's test propagates.
+    from cortes_rules.core.world import Piece, Place
+
+    book = _compiled("cortes", options=("veteran",))
+    machine = book._machine
+    state = book.new_game(seed=2, setup="historical", turn_limit=10)
+    support = machine.native_support()
+    state._native_rebuild()
+    spec = next(o for p in machine.procs.values() for ins in p.code if ins[0] == CHOOSE
+                for o in ins[1].options if o.kind == "redeploy" and o.decl.where is not None)
+    native = support.option(spec)
+    assert isinstance(native, NativePairs)
+    unit = machine.world.pieces[0]
+    hexes = list(machine.world.hexes[:5])
+    board = state.native.board
+
+    def pairs(firsts, seconds, ask=lambda a, b: True):
+        out: list[int] = []
+        done = support.clauses.enumerate_pairs(
+            firsts, seconds, Piece, Place, board, state.native.pieces, state.native.places,
+            bc.value_cells(native.values, state), native.program, native.layout,
+            native.first_pos, native.second_pos, native.base, native.width, out, False, ask)
+        return done, out
+
+    assert pairs([unit], [hexes])[0] == 1
+    assert pairs([hexes[0]], [hexes])[0] == 0
+    assert pairs([unit], [[unit]])[0] == 0
+    assert pairs([unit], [hexes, hexes])[0] == 0       # one list of seconds per first
+    outside = array("q", native.second_pos)
+    outside[hexes[0].index] = -1
+    out: list[int] = []
+    assert support.clauses.enumerate_pairs(
+        [unit], [hexes], Piece, Place, board, state.native.pieces, state.native.places,
+        bc.value_cells(native.values, state), native.program, native.layout,
+        native.first_pos, outside, native.base, native.width, out, False,
+        lambda a, b: True) == 0
+
+    def failing(a, b):
+        raise cortes_rules.CortesRulesError("the interpreter fails here")
+
+    # A hex holding only the unit's own side reaches the stacking limits: ASK.
+    own = [p for p in machine.world.hexes if board.count(p.index) > 0 and all(
+        u.side == unit.side for u in state.pieces_in(p))][:1]
+    assert own
+    with pytest.raises(cortes_rules.CortesRulesError):
+        pairs([unit], [own], failing)
+
+
 @pytest.mark.rule("7.1")
 def test_7_1_options_that_do_not_compile_keep_the_interpreter():
     # Grands Stratèges' movement cost reads the position: no native listing.
