@@ -634,7 +634,7 @@ cdef class ClauseMachine:
                         values, const int64_t[:] program, const int64_t[:] layout,
                         const int64_t[:] first_pos, const int64_t[:] second_pos,
                         int64_t base, int64_t width, list out, bint stop, ask):
-        """List an option's candidates ``(a, b)`` over two lists of indices.
+        """List an option's candidates ``(a, b)`` over two lists of pieces or places.
 
         ``firsts`` are the first parameter's values (in the option's order, each
         a ``first_type``: Piece or Place) and ``seconds[i]`` the second's for

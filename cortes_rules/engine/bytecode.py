@@ -20,11 +20,14 @@ bytecode over integers: pieces, places and players are their indices
 - the declared attributes of pieces and places, as integer columns
   (``Columns``).
 
-A clause outside this subset compiles to ``None`` and stays with the
-interpreter. Whenever the interpreter's clause would fail (an attribute of
-``none``, say), the machine answers ``UNKNOWN`` instead of guessing, and the
-caller asks the interpreter. ``run()`` is the specification;
-``cortes_rules._core.run_clause`` is the native twin, tested against it and
+A function the clause calls is expanded in place. A clause outside this
+subset compiles to ``None`` and stays with the interpreter; compiled
+*partially*, its terms outside the subset become ``ASK``, which sends the
+candidates that reach them to the interpreter. Whenever the interpreter's
+clause would fail (an attribute of ``none``, say), the machine answers
+``UNKNOWN`` instead of guessing, and the caller asks the interpreter.
+``run()`` is the specification; ``cortes_rules._core.ClauseMachine`` is the
+native twin, tested against it and
 against the interpreter's own clause (tests/backends/test_bytecode.py).
 Nothing here knows a game.
 """

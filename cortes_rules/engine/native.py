@@ -183,8 +183,10 @@ class NativePairs:
     evaluated by the generated code, then ``ClauseMachine.enumerate_pairs``
     tests ``W`` and the kind's forbid clauses, compiled partially
     (``ClauseCompiler.compile(partial=True)``), for every pair. A pair that
-    reaches a part outside the bytecode is decided by the interpreter's
-    own clauses, for that pair alone.
+    reaches a part outside the bytecode (``ASK``) is decided, for that pair
+    alone, by the generated code of the option's ``where`` and forbid clauses
+    and their permits (which fall back on the interpreter's where they cannot
+    run).
     """
 
     def __init__(self, support: NativeSupport, spec: Any, types: tuple[Any, Any],
