@@ -246,6 +246,19 @@ NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1,
             2, 2, 1, 0, 0, 1, 1, 1, 0, 2]
 
 
+cdef inline int64_t _numbered(object value, object wanted,
+                              const int64_t[:] positions) except? -2:
+    # A value's index when it is a ``wanted`` (Piece or Place) with a position
+    # in an action's numbering; else -1.
+    cdef int64_t index
+    if type(value) is not wanted:
+        return -1
+    index = value.index
+    if not 0 <= index < positions.shape[0] or positions[index] < 0:
+        return -1
+    return index
+
+
 cdef class ClauseMachine:
     """Runs compiled forbid clauses on a board and attribute columns.
 
@@ -660,19 +673,13 @@ cdef class ClauseMachine:
         for i in range(EDGE_COLUMNS):
             columns[i] = NULL
         for i in range(len(firsts)):
-            value = firsts[i]
-            if type(value) is not first_type:
-                return 0
-            first = value.index
-            if not 0 <= first < first_pos.shape[0] or first_pos[first] < 0:
+            first = _numbered(firsts[i], first_type, first_pos)
+            if first < 0:
                 return 0
             targets = seconds[i]
             for j in range(len(targets)):
-                value = targets[j]
-                if type(value) is not second_type:
-                    return 0
-                second = value.index
-                if not 0 <= second < second_pos.shape[0] or second_pos[second] < 0:
+                second = _numbered(targets[j], second_type, second_pos)
+                if second < 0:
                     return 0
                 slots[0] = first
                 slots[1] = second

@@ -161,18 +161,10 @@ class NativeOption:
             indices.append(unit.index)
         native = s.native
         values = bc.value_cells(self.values, s) if self.values else ()
-        mark = len(out)
-        try:
-            done = self.support.clauses.enumerate_edges(
-                indices, native.board, native.pieces, native.places, values,
-                self.edge_columns, self.program, self.layout, self.settled, self.piece_pos,
-                self.place_pos, self.base, self.width, out, stop)
-        except BaseException:
-            del out[mark:]
-            raise
-        if not done:
-            del out[mark:]
-        return bool(done)
+        return _into(out, lambda: self.support.clauses.enumerate_edges(
+            indices, native.board, native.pieces, native.places, values,
+            self.edge_columns, self.program, self.layout, self.settled, self.piece_pos,
+            self.place_pos, self.base, self.width, out, stop))
 
 
 class NativePairs:
@@ -283,18 +275,24 @@ class NativePairs:
             return not any(cond(s, pair) and not any(p(s, pair) for p in permits)
                            for cond, permits in forbids)
 
-        mark = len(out)
-        try:
-            done = self.support.clauses.enumerate_pairs(
-                firsts, seconds, self.types[0], self.types[1], native.board, native.pieces,
-                native.places, values, self.program, self.layout, self.first_pos,
-                self.second_pos, self.base, self.width, out, stop, ask)
-        except BaseException:
-            del out[mark:]
-            raise
-        if not done:
-            del out[mark:]
-        return bool(done)
+        return _into(out, lambda: self.support.clauses.enumerate_pairs(
+            firsts, seconds, self.types[0], self.types[1], native.board, native.pieces,
+            native.places, values, self.program, self.layout, self.first_pos,
+            self.second_pos, self.base, self.width, out, stop, ask))
+
+
+def _into(out: list[int], listing: Any) -> bool:
+    """Run a native listing that appends to ``out``: True when it listed everything; False,
+    with ``out`` as it was, when it handed the listing back (or raised)."""
+    mark = len(out)
+    try:
+        done = listing()
+    except BaseException:
+        del out[mark:]
+        raise
+    if not done:
+        del out[mark:]
+    return bool(done)
 
 
 def _sequence(values: Any) -> Any:

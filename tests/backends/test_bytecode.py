@@ -193,6 +193,8 @@ def test_7_2_compiled_clauses_agree_in_positions_hypothesis_picks(seed, steps):
 
 
 ZOC = Path(__file__).resolve().parents[1] / "fixtures" / "core" / "zoc.rules"
+MOVE_PARAMS = [("unit", "piece"), ("to", "place")]
+"""The parameters of the fixture's `move` action, typed as the compiler reads them."""
 
 
 @pytest.mark.rule("3.2", rulebook="zoc")
@@ -227,7 +229,7 @@ def test_3_2_a_fraction_in_an_integer_attribute_leaves_the_clause_to_the_interpr
 def test_3_3_clauses_outside_the_subset_compile_to_nothing():
     book, tables, columns, _ = _compiled(str(ZOC))
     compiler = bc.ClauseCompiler(book._machine, tables, columns)
-    params = [("unit", "piece"), ("to", "place")]
+    params = MOVE_PARAMS
     program = book._machine.program
     outside = [decl.when for decl in program.of(ir.Forbid)
                if decl.action == "move" and "zoc" in render(decl.when)]
@@ -281,7 +283,7 @@ def test_3_3_a_function_called_with_names_is_expanded_into_the_clause(tmp_path):
                   "  forbid move when heavy(unit, to)\n"
                   "  forbid move when heavy(unit, first(neighbours(to)))\n")
     machine = book._machine
-    params = [("unit", "piece"), ("to", "place")]
+    params = MOVE_PARAMS
     clauses = [(i, decl) for i, (_, _, _, decl) in enumerate(machine.forbids["move"])
                if "heavy" in render(decl.when)]
     (position, by_names), (_, computed) = clauses
@@ -305,7 +307,7 @@ def test_3_3_another_players_pieces_are_one_count_test(tmp_path):
     machine = book._machine
     position, decl = next((i, decl) for i, (_, _, _, decl) in
                           enumerate(machine.forbids["move"]) if "none" in render(decl.when))
-    code = compiler.compile("3.3", decl.when, [("unit", "piece"), ("to", "place")])
+    code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
     assert code is not None
     assert [line.split()[1] for line in code.listing()] == \
         ["PARAM", "PARAM", "SIDE", "RIVALS", "CONST", "GT", "RETURN"]
@@ -318,7 +320,7 @@ def test_3_3_a_partial_clause_asks_the_interpreter_only_where_it_must(tmp_path):
         tmp_path, "  forbid move when to has town or zoc(to, unit.side)\n"
                   "  forbid move when zoc(to, unit.side)\n")
     machine = book._machine
-    params = [("unit", "piece"), ("to", "place")]
+    params = MOVE_PARAMS
     (position, mixed), (_, outside) = [
         (i, decl) for i, (rule, _, _, decl) in enumerate(machine.forbids["move"])
         if rule == "3.3" and "zoc(to" in render(decl.when)]
