@@ -903,8 +903,7 @@ class _RegionCompiler:
         if name in ref.piece_attributes:
             values, old = self.fast.fresh("values"), self.fast.fresh("old")
             self.w(f"if type({o}) is Piece:")
-            self.w("    if s._pieces_shared: s._own_pieces()")
-            self.w(f"    {values} = s.piece_attrs[{name!r}]")
+            self.w(f"    {values} = s._piece_column({name!r})")
             self.w(f"    {old} = {values}[{o}.index]")
             self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
             self.w(f"        {values}[{o}.index] = {v}")
@@ -1040,8 +1039,10 @@ class GameState:
         self.stamps: list[int] = [0] * machine.stamp_count
         # What a clone shares with this state until either writes to it (see clone()).
         self._stamps_shared = False
-        self._places_shared = False
-        self._pieces_shared = False
+        # The attributes: True while shared with a clone, then the set of the
+        # columns copied since (see _piece_column()), False when all are its own.
+        self._places_shared: bool | set[str] = False
+        self._pieces_shared: bool | set[str] = False
         self._board_shared = False
         self._native_shared = False
         self.native: Any = None   # the compiled backend's NativeState (native.py)
@@ -1471,15 +1472,34 @@ class GameState:
     def _restore(self, snapshot: GameState) -> None:
         self.__dict__.update(snapshot.__dict__)
 
-    def _own_places(self) -> None:
-        """Copy the places' attributes this state shares with its clones, before writing."""
-        self.place_attrs = {k: v[:] for k, v in self.place_attrs.items()}
-        self._places_shared = False
+    def _piece_column(self, name: str) -> list[Any]:
+        """The values of a piece attribute, this state's own, to write to.
 
-    def _own_pieces(self) -> None:
-        """Copy the pieces' attributes this state shares with its clones, before writing."""
-        self.piece_attrs = {k: v[:] for k, v in self.piece_attrs.items()}
-        self._pieces_shared = False
+        Copy on write goes column by column: the first write after a clone
+        copies the table of columns and the one column written, not every
+        attribute (``apply()`` clones before each action, to restore on error).
+        """
+        owned = self._pieces_shared
+        if owned is True:
+            self.piece_attrs = self.piece_attrs.copy()
+            owned = self._pieces_shared = set()
+        if owned is False or name in owned:
+            return self.piece_attrs[name]
+        owned.add(name)
+        column = self.piece_attrs[name] = self.piece_attrs[name][:]
+        return column
+
+    def _place_column(self, name: str) -> list[Any]:
+        """The values of a place attribute, this state's own (see ``_piece_column()``)."""
+        owned = self._places_shared
+        if owned is True:
+            self.place_attrs = self.place_attrs.copy()
+            owned = self._places_shared = set()
+        if owned is False or name in owned:
+            return self.place_attrs[name]
+        owned.add(name)
+        column = self.place_attrs[name] = self.place_attrs[name][:]
+        return column
 
     def _own_stamps(self) -> None:
         self.stamps = self.stamps[:]
@@ -1520,9 +1540,7 @@ class GameState:
         self.stamps[index] = tick()
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
-        if self._pieces_shared:
-            self._own_pieces()
-        values = self.piece_attrs[name]
+        values = self._piece_column(name)
         if not _same(values[index], value):
             values[index] = value
             self._stamp(1 + index)
@@ -1530,9 +1548,7 @@ class GameState:
                 self._native_piece(name, index, value)
 
     def _write_place(self, name: str, index: int, value: Any) -> None:
-        if self._places_shared:
-            self._own_places()
-        values = self.place_attrs[name]
+        values = self._place_column(name)
         if not _same(values[index], value):
             values[index] = value
             self._stamp(self.machine.marks + index)
