@@ -8,6 +8,7 @@ load of the rulebook alone and once for the load plus the work, and prints
 the difference per unit of work.
 
     python benchmarks/instructions.py [--steps N] [--seeds K] [--odds N]
+                                      [--backend compiled] [--backend python]
 
 - steps: ``--seeds`` seeded random games of the Cortés historical set-up
   (veteran preset), ``--steps`` steps each, through the public API exactly
@@ -38,7 +39,7 @@ import sys
 sys.path.insert(0, {benchmarks!r})
 import run as R
 import cortes_rules
-book = cortes_rules.load("cortes", options="veteran")
+book = cortes_rules.load("cortes", options="veteran", backend={backend!r})
 new_game = {{"setup": "historical", "turn_limit": 10}}
 if {what!r} == "odds":
     battle = R.battle_at_resolve(book, new_game)
@@ -52,10 +53,10 @@ for _ in range({count}):
 """
 
 
-def instructions(what: str, count: int, args: argparse.Namespace) -> int:
+def instructions(what: str, count: int, backend: str, args: argparse.Namespace) -> int:
     """The instructions valgrind counts for the workload run ``count`` times (0: the load only):
     a batch of games for steps, one distribution for odds."""
-    source = WORKLOAD.format(benchmarks=str(HERE), what=what, count=count,
+    source = WORKLOAD.format(benchmarks=str(HERE), what=what, count=count, backend=backend,
                              seeds=args.seeds, steps=args.steps)
     env = dict(os.environ, PYTHONHASHSEED="0")
     # valgrind follows no exec: give it the interpreter itself, not a launcher script.
@@ -74,15 +75,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="steps per game")
     parser.add_argument("--seeds", type=int, default=3, help="games (seeds 0..K-1)")
     parser.add_argument("--odds", type=int, default=50, help="attack distributions")
+    parser.add_argument("--backend", action="append", choices=("compiled", "python"),
+                        help="the backend to count (repeat to count both; default compiled)")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
     steps = args.steps * args.seeds
-    per_step = (instructions("steps", 1, args) - instructions("steps", 0, args)) / steps
-    per_odds = (instructions("odds", args.odds, args) - instructions("odds", 0, args)) / args.odds
     print(f"checkout: {HERE.parent}")
-    print(f"instructions per step (Cortés historical, {steps} steps): {per_step:,.0f}")
-    print(f"instructions per attack distribution ({args.odds}): {per_odds:,.0f}")
+    per: dict[str, float] = {}
+    for backend in args.backend or ["compiled"]:
+        per[backend] = (instructions("steps", 1, backend, args)
+                        - instructions("steps", 0, backend, args)) / steps
+        per_odds = (instructions("odds", args.odds, backend, args)
+                    - instructions("odds", 0, backend, args)) / args.odds
+        print(f"{backend}: instructions per step (Cortés historical, {steps} steps): "
+              f"{per[backend]:,.0f}")
+        print(f"{backend}: instructions per attack distribution ({args.odds}): {per_odds:,.0f}")
+    if len(per) == 2:
+        print(f"reference / compiled, per step: {per['python'] / per['compiled']:.3f}")
 
 
 if __name__ == "__main__":
