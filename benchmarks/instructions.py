@@ -81,6 +81,11 @@ def main(argv: list[str] | None = None) -> None:
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
     steps = args.steps * args.seeds
+    # Fill the load cache first (natively): a run that found it stale would
+    # count a cold compilation that its load-only partner does not.
+    subprocess.run([sys.executable, "-c", WORKLOAD.format(
+        benchmarks=str(HERE), what="steps", count=0, backend="python", seeds=0, steps=0)],
+        check=True)
     print(f"checkout: {HERE.parent}")
     per: dict[str, float] = {}
     for backend in args.backend or ["compiled"]:

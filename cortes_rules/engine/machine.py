@@ -901,12 +901,11 @@ class _RegionCompiler:
             self.w(f"{v} = {literal}")
         fallback = f"s._set_attr({o}, {name!r}, {v}, {where})"
         if name in ref.piece_attributes:
-            values, old = self.fast.fresh("values"), self.fast.fresh("old")
+            old = self.fast.fresh("old")
             self.w(f"if type({o}) is Piece:")
-            self.w(f"    {values} = s._piece_column({name!r})")
-            self.w(f"    {old} = {values}[{o}.index]")
+            self.w(f"    {old} = s.piece_attrs[{name!r}][{o}.index]")
             self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
-            self.w(f"        {values}[{o}.index] = {v}")
+            self.w(f"        s._piece_column({name!r})[{o}.index] = {v}")
             self.w(f"        s._stamp(1 + {o}.index)")
             self.w(f"        if s.native is not None: s._native_piece({name!r}, {o}.index, {v})")
             self.w(f"else: {fallback}")
@@ -1478,6 +1477,8 @@ class GameState:
         Copy on write goes column by column: the first write after a clone
         copies the table of columns and the one column written, not every
         attribute (``apply()`` clones before each action, to restore on error).
+        Writers call it only when the value changes, so a write of the value
+        already there copies nothing.
         """
         owned = self._pieces_shared
         if owned is True:
@@ -1540,17 +1541,15 @@ class GameState:
         self.stamps[index] = tick()
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
-        values = self._piece_column(name)
-        if not _same(values[index], value):
-            values[index] = value
+        if not _same(self.piece_attrs[name][index], value):
+            self._piece_column(name)[index] = value
             self._stamp(1 + index)
             if self.native is not None:
                 self._native_piece(name, index, value)
 
     def _write_place(self, name: str, index: int, value: Any) -> None:
-        values = self._place_column(name)
-        if not _same(values[index], value):
-            values[index] = value
+        if not _same(self.place_attrs[name][index], value):
+            self._place_column(name)[index] = value
             self._stamp(self.machine.marks + index)
             if self.native is not None:
                 self._native_place(name, index, value)
