@@ -1005,6 +1005,19 @@ def _render(parts: tuple[Any, ...], s: GameState, env: dict[str, Any]) -> str:
     return "".join(p if isinstance(p, str) else format_value(p(s, env)) for p in parts)
 
 
+def _own_column(table: dict[str, list[Any]], owned: bool | set[str], name: str
+                ) -> tuple[dict[str, list[Any]], set[str], list[Any]]:
+    """A table of attribute columns shared with clones (``owned`` True) or partly
+    copied (``owned``: the names of the columns copied), made to own column ``name``:
+    the table, the columns now owned, and the column."""
+    if not isinstance(owned, set):   # shared with a clone: nothing copied yet
+        table, owned = table.copy(), set()
+    if name not in owned:
+        owned.add(name)
+        table[name] = table[name][:]
+    return table, owned, table[name]
+
+
 # What clone() marks on both states: their flat arrays are shared until written.
 _ALL_SHARED = {"_places_shared": True, "_stamps_shared": True, "_pieces_shared": True,
                "_native_shared": True,
@@ -1480,26 +1493,18 @@ class GameState:
         Writers call it only when the value changes, so a write of the value
         already there copies nothing.
         """
-        owned = self._pieces_shared
-        if owned is True:
-            self.piece_attrs = self.piece_attrs.copy()
-            owned = self._pieces_shared = set()
-        if owned is False or name in owned:
+        if self._pieces_shared is False:
             return self.piece_attrs[name]
-        owned.add(name)
-        column = self.piece_attrs[name] = self.piece_attrs[name][:]
+        self.piece_attrs, self._pieces_shared, column = _own_column(
+            self.piece_attrs, self._pieces_shared, name)
         return column
 
     def _place_column(self, name: str) -> list[Any]:
         """The values of a place attribute, this state's own (see ``_piece_column()``)."""
-        owned = self._places_shared
-        if owned is True:
-            self.place_attrs = self.place_attrs.copy()
-            owned = self._places_shared = set()
-        if owned is False or name in owned:
+        if self._places_shared is False:
             return self.place_attrs[name]
-        owned.add(name)
-        column = self.place_attrs[name] = self.place_attrs[name][:]
+        self.place_attrs, self._places_shared, column = _own_column(
+            self.place_attrs, self._places_shared, name)
         return column
 
     def _own_stamps(self) -> None:
