@@ -74,7 +74,8 @@ class LogEntry:
     they were, and writes the text (and sorts the rules) only when read.
     """
 
-    __slots__ = ("turn", "phase", "_text", "_rules", "audience", "_parts", "_values", "_cited")
+    __slots__ = ("turn", "phase", "_text", "_rules", "audience", "_parts", "_values", "_cited",
+                 "_line")
 
     def __init__(self, turn: int, phase: str, text: str, rules: tuple[str, ...],
                  audience: frozenset[str] | None) -> None:
@@ -83,6 +84,7 @@ class LogEntry:
         self._parts: tuple[Any, ...] = ()
         self._values: tuple[Any, ...] = ()
         self._cited: Any = None
+        self._line: str | None = None
 
     @classmethod
     def later(cls, turn: int, phase: str, parts: tuple[Any, ...], values: tuple[Any, ...],
@@ -98,20 +100,15 @@ class LogEntry:
         """The line's text, without the turn, phase and rules."""
         if self._text is None:
             values = iter(self._values)
-            self._text = "".join(p if isinstance(p, str) else format_value(next(values))
-                                 for p in self._parts)
+            self._text = "".join([p if isinstance(p, str) else format_value(next(values))
+                                  for p in self._parts])
         return self._text
 
     @property
     def rules(self) -> tuple[str, ...]:
         """The numbers of the rules the line cites, in rule order."""
         if self._rules is None:
-            cited = self._cited
-            if cited is None:
-                self._rules = ()
-            else:
-                cited = cited if isinstance(cited, (tuple, frozenset, list)) else (cited,)
-                self._rules = tuple(sorted({str(r) for r in cited if r}, key=rule_key))
+            self._rules = _cited_rules(self._cited)
         return self._rules
 
     def visible_to(self, player: str | None) -> bool:
@@ -124,10 +121,37 @@ class LogEntry:
                 "rules": list(self.rules)}
 
     def __str__(self) -> str:
-        cited = f" [{', '.join(self.rules)}]" if self.rules else ""
-        return f"T{self.turn} {self.phase}: {self.text}{cited}"
+        line = self._line
+        if line is None:
+            cited = f" [{', '.join(self.rules)}]" if self.rules else ""
+            line = self._line = f"T{self.turn} {self.phase}: {self.text}{cited}"
+        return line
 
     __repr__ = __str__
+
+
+_CITED: dict[Any, tuple[str, ...]] = {}
+"""The sorted rule numbers of each collection of rule numbers a log line has cited."""
+
+
+def _cited_rules(cited: Any) -> tuple[str, ...]:
+    """The rule numbers a log line cites, without blanks or repeats, in rule order."""
+    if cited is None:
+        return ()
+    if type(cited) is str:
+        return (cited,) if cited else ()
+    plain = type(cited) in (tuple, frozenset) and all(type(r) is str for r in cited)
+    if plain:
+        known = _CITED.get(cited)
+        if known is not None:
+            return known
+    items = cited if isinstance(cited, (tuple, frozenset, list)) else (cited,)
+    found = tuple(sorted({str(r) for r in items if r}, key=rule_key))
+    if plain:
+        if len(_CITED) >= 4096:
+            _CITED.clear()
+        _CITED[cited] = found
+    return found
 
 
 class Outcome:
