@@ -99,6 +99,11 @@ def memo_key(value: Any) -> Any:
     return _memo_key(value, kind)
 
 
+def _key_of(var: str) -> str:
+    """Code for ``memo_key(var)`` that calls it only for values that are not their own key."""
+    return f"({var} if type({var}) in _PLAIN_KEYS else memo_key({var}))"
+
+
 def _memo_key(value: Any, kind: type) -> Any:
     if kind is tuple or kind is frozenset:
         for item in value:
@@ -418,7 +423,7 @@ class _Gen:
         self.scopes.pop()
         pad = "    " * scope.indent
         head = [f"{pad}{var} = env.get({n!r}, MISS)" for n, var in self.preloads.items()]
-        head += [f"{pad}{self.keys[n]} = memo_key({self.preloads[n]})" for n in self.keys]
+        head += [f"{pad}{self.keys[n]} = {_key_of(self.preloads[n])}" for n in self.keys]
         if scope.inits:
             head.append(pad + " = ".join(scope.inits) + " = MISS")
         self.lines[scope.placeholder] = "\n".join(head) if head else pad + "pass"
@@ -932,6 +937,9 @@ class _Gen:
         b = self.atom(self.x(node.right, ctx))
         op = node.op
         if op == "+":
+            if isinstance(node.left, ir.StrLit) or isinstance(node.right, ir.StrLit):
+                text = b if isinstance(node.left, ir.StrLit) else a
+                return f"({a} + {b} if type({text}) is str else _add({a}, {b}))"
             return f"({a} + {b} if type({a}) is int and type({b}) is int else _add({a}, {b}))"
         if op == "/":
             return f"_divide({a}, {b})"
@@ -1076,6 +1084,25 @@ class _Gen:
                 self.w(refuse)
             self.pop()
 
+    def side_of_pieces(self, node: ir.Call, ctx: _Ctx) -> str | None:
+        """The side ``E`` as an atom, when a comprehension visits the game's pieces and its
+        condition starts with ``u.side == E`` (a piece's side never changes, so the
+        pieces of other sides fail it, having read nothing else); else None."""
+        where, binder = node.where, node.binder
+        if where is None or binder is None or not isinstance(node.domain, ir.Name) \
+                or node.domain.id != "pieces" or "pieces" in ctx.locs \
+                or self.fast.resolve("pieces")[0] != "const":
+            return None
+        ref = self.fast.ref
+        if "side" in ref.piece_attributes or ("piece", "side") in ref._derived_decls:
+            return None
+        first = where.terms()[0] if isinstance(where, ir.BoolOp) and where.op == "and" \
+            else where
+        other = _side_test(first, binder)
+        if other is None:
+            return None
+        return self.atom(self.x(other, ctx))
+
     def comprehension(self, node: ir.Call, ctx: _Ctx) -> str:
         name = node.func
         if name == "distribution" or node.binder is None or node.domain is None:
@@ -1083,7 +1110,16 @@ class _Gen:
         binder = node.binder
         domain = self.atom(self.x(node.domain, ctx))
         items = self.tmp("it")
-        self.w(f"{items} = {domain} if type({domain}) in _ITERABLE else _as_iterable({domain})")
+        side = self.side_of_pieces(node, ctx)
+        if side is not None:
+            # Only the pieces of that side can pass: visit them alone (in piece order).
+            everything, by_side = self.fast.pieces_by_side()
+            self.w(f"{items} = {by_side}.get({side}, ()) if {domain} is {everything} else None")
+            self.w(f"if {items} is None: {items} = {domain} if type({domain}) in _ITERABLE "
+                   f"else _as_iterable({domain})")
+        else:
+            self.w(f"{items} = {domain} if type({domain}) in _ITERABLE "
+                   f"else _as_iterable({domain})")
         var = self.fast.fresh("b_" + _IDENT.sub("_", binder))
         inner = ctx.bind(**{binder: _Local(var, True, self.depth + 1)})
         t = self.tmp()
@@ -1141,6 +1177,21 @@ class _Gen:
         return reducers[name].format(t)
 
 
+def _side_test(term: ir.Expr, binder: str) -> ir.Expr | None:
+    """``E`` of a test ``binder.side == E`` (either way round), ``E`` being a name other
+    than the binder or another name's ``side``; else None."""
+    if not isinstance(term, ir.Compare) or term.op != "==":
+        return None
+    for mine, other in ((term.left, term.right), (term.right, term.left)):
+        if isinstance(mine, ir.Attr) and mine.name == "side" \
+                and isinstance(mine.obj, ir.Name) and mine.obj.id == binder:
+            named = other.obj if isinstance(other, ir.Attr) and other.name == "side" \
+                else other
+            if isinstance(named, ir.Name) and named.id != binder:
+                return other
+    return None
+
+
 def _ranked(atom: str) -> str:
     """An atom as the reference's ``_rank`` orders it (numbers as they are)."""
     if _INT.fullmatch(atom):
@@ -1171,6 +1222,7 @@ class FastCompiler:
         self.ref = ref
         self.machine: Any = None
         self.folding = folding
+        self._by_side: dict[Any, tuple[Piece, ...]] | None = None
         self.hoisting = True
         self.caching = True
         # How many of an option's loops, from the outside, keep what their
@@ -1234,6 +1286,16 @@ class FastCompiler:
             self._consts[id(obj)] = name
             self.ns[name] = obj
         return name
+
+    def pieces_by_side(self) -> tuple[str, str]:
+        """Constants: the game's pieces, and a dict of each side's pieces (in piece order)."""
+        pieces = self.world.pieces
+        by_side: dict[Any, tuple[Piece, ...]] = {}
+        for piece in pieces:
+            by_side[piece.side] = (*by_side.get(piece.side, ()), piece)
+        if self._by_side is None:
+            self._by_side = by_side
+        return self.const(pieces), self.const(self._by_side)
 
     def clauses(self, kind: str) -> list[tuple[str, ir.Expr, tuple[ir.Expr, ...]]]:
         return self._clauses.get(kind, [])
@@ -1301,7 +1363,7 @@ class FastCompiler:
         pre: list[str] = []
         if gen is not None:
             pre = ["    " + f"{var} = env.get({n!r}, MISS)" for n, var in gen.preloads.items()]
-            pre += ["    " + f"{gen.keys[n]} = memo_key({gen.preloads[n]})" for n in gen.keys]
+            pre += ["    " + f"{gen.keys[n]} = {_key_of(gen.preloads[n])}" for n in gen.keys]
         source = "\n".join(head + pre + body) + "\n"
         try:
             code = compile(source, f"<rules:{name}>", "exec")
@@ -1477,7 +1539,7 @@ class FastCompiler:
         if cached:
             # Close the loops, innermost first; keep what each iteration found.
             site = self.const(object())
-            sig = ", ".join(f"memo_key({v})" for v in gen.preloads.values())
+            sig = ", ".join(_key_of(v) for v in gen.preloads.values())
             head = [f"    SIG = ({sig}{',' if gen.preloads else ''})", "    STAMPS = s.stamps"]
             levels = min(self.cache_levels, len(option.params))
             while gen.depth > levels:

@@ -1,0 +1,110 @@
+"""The generated code of an expression agrees with the reference's closure of it.
+
+The interpreter runs most expressions as Python it generates from the IR, and
+falls back on the reference's closures; these tests hold the two to the same
+answers where the generated code takes a short cut:
+
+- a comprehension over the game's pieces whose condition starts with
+  ``u.side == E`` visits only the pieces of side ``E`` (a piece's side never
+  changes), unless ``pieces`` is a variable of the rules' own;
+- log lines write their text, and sort the rules they cite, once.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cortes_rules
+from cortes_rules.dsl.parse import parse_expression
+from cortes_rules.engine.machine import _cited_rules
+from cortes_rules.rule_numbers import rule_key
+
+BY_SIDE = [
+    "list(u in pieces where u.side == side)",
+    "list(u in pieces where side == u.side and u.place != none)",
+    "count(u in pieces where u.side == side and u.place != none and u.place.kind == \"hex\")",
+    "any(u in pieces where u.side == side and u is leader)",
+    "all(u in pieces where u.side == side and u.place == none)",
+    "list(u.id for u in pieces where u.side == other.side)",
+    "list(u in pieces where u.side == none)",
+    "count(u in pieces where u.side == \"spanish\")",
+    "list(u in pieces where u.place != none and u.side == side)",
+]
+
+
+@pytest.fixture(scope="module")
+def state():
+    book = cortes_rules.load("cortes", options="veteran")
+    game = book.new_game(seed=3, setup="historical")
+    for _ in range(40):      # a position with pieces moved and some off the map
+        if game.is_terminal():
+            break
+        if game.is_chance_node():
+            game.apply(game.chance_outcomes()[0][0])
+        else:
+            game.apply(game.legal_action_ids()[7 % len(game.legal_action_ids())])
+    return game
+
+
+def _both(state, text: str, env: dict) -> tuple[object, object]:
+    node = parse_expression(text)
+    machine = state.machine
+    generated = machine.fast_expr(node, "")
+    reference = machine.compiler.expr(node, None)
+    return generated(state, dict(env)), reference(state, dict(env))
+
+
+@pytest.mark.rule("6.2")
+@settings(max_examples=60, deadline=None)
+@given(text=st.sampled_from(BY_SIDE), side=st.sampled_from(["spanish", "aztec", None]),
+       other=st.integers(0, 104), shadow=st.booleans())
+def test_a_comprehension_over_a_sides_pieces_agrees_with_the_reference(
+        state, text, side, other, shadow):
+    world = state.machine.world
+    env = {"side": world.player[side] if side is not None else None,
+           "other": world.pieces[other]}
+    if shadow:      # a variable named pieces: every piece is visited, as written
+        env["pieces"] = tuple(reversed(world.pieces[::3]))
+    generated, reference = _both(state, text, env)
+    assert generated == reference
+
+
+@pytest.mark.rule("6.2")
+def test_the_short_cut_is_taken_and_skips_the_other_sides_pieces(state):
+    world = state.machine.world
+    spanish = world.player["spanish"]
+    node = parse_expression("list(u in pieces where u.side == side)")
+    fn = state.machine.fast_expr(node, "")
+    assert fn(state, {"side": spanish}) == tuple(p for p in world.pieces if p.side is spanish)
+    assert "else None" in fn.source     # the line that picks the side's pieces
+
+
+@pytest.mark.rule("8.19")
+def test_a_log_lines_text_and_rules_are_written_once_and_stay_the_same(state):
+    twin = state.clone()
+    for _ in range(30):
+        if twin.is_terminal():
+            break
+        if twin.is_chance_node():
+            twin.apply(twin.chance_outcomes()[-1][0])
+        else:
+            twin.apply(twin.legal_action_ids()[0])
+    lines = twin.log
+    first = [str(line) for line in lines]
+    assert first == [str(line) for line in lines]
+    for line in lines:
+        assert list(line.rules) == sorted(set(line.rules), key=rule_key)
+        assert str(line).startswith(f"T{line.turn} {line.phase}: {line.text}")
+
+
+@pytest.mark.rule("8.19")
+def test_cited_rules_of_any_type_are_told_apart():
+    assert _cited_rules(("8.2", "8.10", "8.2", "")) == ("8.2", "8.10")
+    assert _cited_rules(frozenset({"8.10", "8.2"})) == ("8.2", "8.10")
+    assert _cited_rules((1,)) == ("1",)
+    assert _cited_rules((True,)) == ("True",)       # equal to 1, but not the same rule
+    assert _cited_rules(["9.1", "8.3"]) == ("8.3", "9.1")
+    assert _cited_rules("7.4") == ("7.4",)
+    assert _cited_rules(None) == ()
