@@ -1223,6 +1223,8 @@ class FastCompiler:
         self.machine: Any = None
         self.folding = folding
         self._by_side: dict[Any, tuple[Piece, ...]] | None = None
+        self.origins: dict[str, Any] = {}
+        """The span of rules text each generated function runs, by the function's name."""
         self.hoisting = True
         self.caching = True
         # How many of an option's loops, from the outside, keep what their
@@ -1358,7 +1360,12 @@ class FastCompiler:
         return False
 
     # ------------------------------------------------------------ building
-    def build(self, name: str, params: str, body: list[str], gen: _Gen | None) -> Any:
+    def build(self, name: str, params: str, body: list[str], gen: _Gen | None,
+              origin: Any = None) -> Any:
+        """Compile a generated function; ``origin`` is the span of the rules text it runs
+        (kept in ``origins``, by the function's name, for profiles to cite)."""
+        if origin is not None:
+            self.origins[name] = origin
         head = [f"def {name}({params}):"]
         pre: list[str] = []
         if gen is not None:
@@ -1405,7 +1412,8 @@ class FastCompiler:
             "        pass",
             f"    return _fallback(s, env, {reference})"]
         try:
-            fn: Fn = self.build(self.fresh("expr"), "s, env", body, gen)
+            fn: Fn = self.build(self.fresh("expr"), "s, env", body, gen,
+                                getattr(node, "span", None))
         except _Unsupported:
             return ref
         return fn
@@ -1457,7 +1465,8 @@ class FastCompiler:
                 ctx = ctx.bind(**{name: _Local(var, True)})
                 out.append(var)
             gen.w(f"return ({', '.join(out)},)")
-            fn = self.build(self.fresh("bind"), "s, env, values", gen.finish(), gen)
+            fn = self.build(self.fresh("bind"), "s, env, values", gen.finish(), gen,
+                            option.span)
         except _Unsupported:
             return None
         return fn  # type: ignore[no-any-return]
@@ -1557,7 +1566,8 @@ class FastCompiler:
                          f"        ENTRIES{k} = s._ecache[({site}, {k}, SIG)] = {{}}"]
             gen.recording = False
             gen.lines[setup] = "\n".join(head)
-        fn = self.build(self.fresh("enum"), "s, env, out, stop", gen.finish(), gen)
+        fn = self.build(self.fresh("enum"), "s, env, out, stop", gen.finish(), gen,
+                        option.span)
         return fn  # type: ignore[no-any-return]
 
     def _cached_loop_head(self, gen: _Gen, var: str, domain: str, k: int) -> None:

@@ -841,7 +841,8 @@ class _RegionCompiler:
         self.flush()
         self.w("return n")
         name = self.fast.fresh("region")
-        return self.fast.build(name, "s, env", self.gen.finish(), None)
+        return self.fast.build(name, "s, env", self.gen.finish(), None,
+                               getattr(run[0], "span", None))
 
     def stmt(self, st: ir.Stmt) -> None:
         proc = self.k(self.owner.proc)

@@ -7,7 +7,8 @@ answers where the generated code takes a short cut:
 - a comprehension over the game's pieces whose condition starts with
   ``u.side == E`` visits only the pieces of side ``E`` (a piece's side never
   changes), unless ``pieces`` is a variable of the rules' own;
-- log lines write their text, and sort the rules they cite, once.
+- log lines write their text, and sort the rules they cite, once;
+- each generated function names the line of rules text it runs.
 """
 
 from __future__ import annotations
@@ -108,3 +109,16 @@ def test_cited_rules_of_any_type_are_told_apart():
     assert _cited_rules(["9.1", "8.3"]) == ("8.3", "9.1")
     assert _cited_rules("7.4") == ("7.4",)
     assert _cited_rules(None) == ()
+
+
+@pytest.mark.rule("10.7")
+def test_each_generated_function_names_the_rules_line_it_runs(state):
+    """``FastCompiler.origins``: what a profile of generated code cites (benchmarks/opcodes.py)."""
+    fast = state.machine.fast
+    texts = {m.path: m.text.splitlines() for m in state.machine.program.modules}
+    assert {name.split("_")[0] for name in fast.origins} >= {"expr", "region", "enum"}
+    for name, span in fast.origins.items():
+        if span.path == "<expression>":     # parsed by a test above, not from the rulebook
+            continue
+        assert 1 <= span.line <= len(texts[span.path]), name
+        assert texts[span.path][span.line - 1].strip(), name

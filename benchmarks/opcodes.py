@@ -1,0 +1,117 @@
+"""Where the interpreter's work goes: Python bytecodes executed, per function and rules line.
+
+A profiler's times on a shared machine move by 20-50% from run to run, and
+it slows small functions more than large ones. This script counts instead the
+Python bytecode instructions each function executes (``sys.settrace`` opcode
+events) over a fixed, seeded workload, so two runs give the same counts. A
+generated function is named by the rules text it runs (file and line), so
+the output reads as "this clause costs so much per step".
+
+    python benchmarks/opcodes.py [--odds] [--steps N] [--seeds K] [--top N]
+                                 [--rulebook cortes|grands_strateges]
+
+- steps (default): ``--seeds`` seeded random games of the Cortés historical
+  set-up (veteran preset), or Grands Stratèges scenario III, ``--steps`` steps
+  each, exactly as ``run.py`` plays them, after as many steps of warm-up;
+  printed per step;
+- ``--odds``: one exact attack distribution (``run.py``'s ``odds_ms``).
+
+A bytecode that calls into C counts once, however much the call does, so
+fewer bytecodes are not always fewer machine instructions: a change should
+be confirmed with ``instructions.py``, which counts those. (Checking a
+tuple's items with ``all(map(...))`` instead of a Python loop executed
+fewer bytecodes and 0.5% more instructions per step.) The counting itself
+runs the workload about fifty times slower.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import run as R  # noqa: E402
+
+import cortes_rules  # noqa: E402
+
+
+def count(work: Any) -> collections.Counter[tuple[str, str]]:
+    """Bytecodes executed by ``work()``, by (file, function)."""
+    counts: collections.Counter[tuple[str, str]] = collections.Counter()
+
+    def enter(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        code = frame.f_code
+        key = (code.co_filename, code.co_name)
+
+        def each(frame: Any, event: str, arg: Any) -> Any:
+            if event == "opcode":
+                counts[key] += 1
+            return each
+
+        return each
+
+    sys.settrace(enter)
+    try:
+        work()
+    finally:
+        sys.settrace(None)
+    return counts
+
+
+def where(book: cortes_rules.Rulebook, filename: str, function: str) -> str:
+    """A function's place: the rules text a generated one runs, else its Python file."""
+    if not filename.startswith("<rules:"):
+        return f"{Path(filename).name}: {function}"
+    span = book._machine.fast.origins.get(function)
+    if span is None:
+        return function
+    texts = {m.path: m.text for m in book.program.modules}
+    lines = texts.get(span.path, "").splitlines()
+    line = lines[span.line - 1].strip() if 0 < span.line <= len(lines) else ""
+    return f"{function} {span.path}:{span.line}: {line[:70]}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rulebook", choices=("cortes", "grands_strateges"), default="cortes")
+    parser.add_argument("--odds", action="store_true", help="one exact attack distribution")
+    parser.add_argument("--steps", type=int, default=1000, help="steps per game")
+    parser.add_argument("--seeds", type=int, default=2, help="games (seeds 0..K-1)")
+    parser.add_argument("--top", type=int, default=25, help="functions to print")
+    args = parser.parse_args(argv)
+    if args.rulebook == "cortes":
+        book = cortes_rules.load("cortes", options="veteran")
+        new_game: dict[str, Any] = {"setup": "historical", "turn_limit": 10}
+    else:
+        if args.odds:
+            parser.error("--odds is measured on Cortés")
+        book = cortes_rules.load("grands_strateges", scenario="III")
+        new_game = {}
+    if args.odds:
+        battle = R.battle_at_resolve(book, new_game)
+        R.odds_ms(battle, book)     # the battle's code is generated once, before counting
+        units, what = 1, "attack distribution"
+        counts = count(lambda: R.odds_ms(battle, book))
+    else:
+        for seed in range(args.seeds):
+            R.Player(book, new_game, 100 + seed).steps(args.steps)
+        units, what = args.steps * args.seeds, "step"
+        counts = count(lambda: [R.Player(book, new_game, seed).steps(args.steps)
+                                for seed in range(args.seeds)])
+    total = sum(counts.values())
+    print(f"{args.rulebook}: {total / units:,.0f} Python bytecodes per {what} "
+          f"({units} {what}s)")
+    for (filename, function), n in counts.most_common(args.top):
+        print(f"{n / units:10,.1f} {100 * n / total:5.1f}%  {where(book, filename, function)}")
+
+
+if __name__ == "__main__":
+    main()
