@@ -566,7 +566,7 @@ class _Gen:
         self.w(f"{t} = {self.k(fn)}(s, {self.materialise(ctx)})")
         return t
 
-    def _hoist(self, node: ir.Expr, ctx: _Ctx) -> str | None:
+    def _hoist(self, node: ir.Expr, ctx: _Ctx, here: bool = False) -> str | None:
         """Compute a value at most once per iteration of the loop its variables are bound by.
 
         While the rules' state stands still (it does, during one evaluation),
@@ -576,9 +576,12 @@ class _Gen:
         where first needed (never more often than the reference, never
         before). While a rule trail is kept, it is computed every time, so
         that it draws on its rules as the reference does.
+
+        With ``here``, a value may also be kept in the innermost scope itself:
+        a second use in the same iteration (or evaluation) reads it again.
         """
         fast = self.fast
-        if ctx.trail or self.depth == 0:
+        if ctx.trail or self.depth < 0 or (self.depth == 0 and not here):
             return None
         maybe = any(not loc.definite for loc in ctx.locs.values())
         bound = frozenset(n for n, loc in ctx.locs.items() if loc.definite)
@@ -591,7 +594,7 @@ class _Gen:
                     return None
                 deps.append((name, loc))
         level = max(max((loc.level for _, loc in deps), default=0), self.floor)
-        if level >= self.depth:
+        if level > self.depth or (level == self.depth and not here):
             return None
         # A value kept across iterations of a cached loop: each iteration that uses
         # it depends on what computing it read (kept beside it), if that was
@@ -749,6 +752,11 @@ class _Gen:
             decl = what[1]
             inner = ctx.entering(("define", name))
             self.trail_rule(decl.rule, ctx)
+            if self.fast.hoisting and not isinstance(decl.body, _LEAVES):
+                # A name used twice in one evaluation is worked out once.
+                kept = self._hoist(decl.body, inner, here=True)
+                if kept is not None:
+                    return kept
             return self.x(decl.body, inner)
         if kind == "hook":
             pairs = self.hook(name, ctx, values_only=True)

@@ -13,6 +13,8 @@ answers where the generated code takes a short cut:
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,6 +23,7 @@ import cortes_rules
 from cortes_rules.dsl.parse import parse_expression
 from cortes_rules.engine.machine import _cited_rules
 from cortes_rules.rule_numbers import rule_key
+from minimal_book import minimal_with
 
 BY_SIDE = [
     "list(u in pieces where u.side == side)",
@@ -122,3 +125,59 @@ def test_each_generated_function_names_the_rules_line_it_runs(state):
             continue
         assert 1 <= span.line <= len(texts[span.path]), name
         assert texts[span.path][span.line - 1].strip(), name
+
+
+@pytest.mark.rule("8.18")
+@pytest.mark.parametrize("seed", range(3))
+def test_values_kept_through_an_evaluation_change_no_game(seed):
+    """Kept values (loop invariants, a name used twice in one statement) against code that
+    works every value out each time it is read: the same games, line for line."""
+    books = [cortes_rules.load("cortes", options="veteran") for _ in range(2)]
+    books[1]._machine.fast.hoisting = False      # before any code is generated
+    games = [book.new_game(seed=seed, setup="historical") for book in books]
+    choices = random.Random(seed)
+    for _ in range(400):
+        if games[0].is_terminal():
+            break
+        if games[0].is_chance_node():
+            outcomes = [o for o, _ in games[0].chance_outcomes()]
+            assert outcomes == [o for o, _ in games[1].chance_outcomes()]
+            pick = choices.choice(outcomes)
+        else:
+            ids = games[0].legal_action_ids()
+            assert ids == games[1].legal_action_ids()
+            pick = choices.choice(ids)
+        for game in games:
+            game.apply(pick)
+        assert [str(x) for x in games[0].log_tail(8)] == [str(x) for x in games[1].log_tail(8)]
+    assert games[0].to_notation() == games[1].to_notation()
+    assert any("8.18" in line.rules for line in games[0].log)     # a battle was fought
+
+
+PLUS_ONE = '''
+rule 2.8 "A name read where it is used" {
+  summary "One more than the x in scope where it is named."
+  function plus_one() = x + 1 + turn - turn
+  procedure count_on() {
+    let x = 1
+    log "{plus_one}"
+  }
+}
+'''
+
+
+@pytest.mark.rule("2.8", rulebook="minimal")
+@pytest.mark.parametrize("text, expected", [
+    ("list(list(plus_one for x in [1, 2]) for y in [5, 6])", ((2, 3), (2, 3))),
+    ("list(plus_one + plus_one for x in [1, 2])", (4, 6)),
+    ("list(list(plus_one + y for x in [1, 2]) for y in [10, 20])", ((12, 13), (22, 23))),
+])
+def test_a_name_kept_through_an_evaluation_is_kept_where_its_variables_are_bound(
+        tmp_path, text, expected):
+    # A function without parameters reads the variables in scope where it is
+    # named: its value may be kept only as long as those variables stand.
+    book = minimal_with(tmp_path, PLUS_ONE)
+    state = book.new_game(seed=0, setup="standard")
+    node = parse_expression(text)
+    generated = state.machine.fast_expr(node, "")(state, {})
+    assert generated == state.machine.compiler.expr(node, None)(state, {}) == expected
