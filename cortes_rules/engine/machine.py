@@ -99,9 +99,7 @@ class LogEntry:
     def text(self) -> str:
         """The line's text, without the turn, phase and rules."""
         if self._text is None:
-            values = iter(self._values)
-            self._text = "".join([p if isinstance(p, str) else format_value(next(values))
-                                  for p in self._parts])
+            self._text = _template(self._parts).format(*map(format_value, self._values))
         return self._text
 
     @property
@@ -128,6 +126,30 @@ class LogEntry:
         return line
 
     __repr__ = __str__
+
+
+_TEMPLATES: dict[tuple[Any, ...], str] = {}
+"""Each log template (its text and its fields in order) as a ``str.format`` pattern."""
+
+
+def _template(parts: tuple[Any, ...]) -> str:
+    """A log line's template as a format pattern: its texts, braces doubled, and ``{}``
+    where each field's value goes."""
+    try:
+        pattern = _TEMPLATES.get(parts)
+    except TypeError:   # a part that cannot be a key: worked out each time
+        return _pattern(parts)
+    if pattern is None:
+        pattern = _pattern(parts)
+        if len(_TEMPLATES) >= 4096:
+            _TEMPLATES.clear()
+        _TEMPLATES[parts] = pattern
+    return pattern
+
+
+def _pattern(parts: tuple[Any, ...]) -> str:
+    return "".join(p.replace("{", "{{").replace("}", "}}") if isinstance(p, str) else "{}"
+                   for p in parts)
 
 
 _CITED: dict[Any, tuple[str, ...]] = {}

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import cortes_rules
 from cortes_rules.dsl.parse import parse_expression
-from cortes_rules.engine.machine import _cited_rules
+from cortes_rules.engine.machine import _cited_rules, _template
 from cortes_rules.rule_numbers import rule_key
 from minimal_book import minimal_with
 
@@ -181,3 +181,12 @@ def test_a_name_kept_through_an_evaluation_is_kept_where_its_variables_are_bound
     node = parse_expression(text)
     generated = state.machine.fast_expr(node, "")(state, {})
     assert generated == state.machine.compiler.expr(node, None)(state, {}) == expected
+
+
+@pytest.mark.rule("8.19")
+def test_a_log_template_keeps_its_braces_and_fills_its_fields_in_order():
+    field = object()
+    parts = ("odds {", field, "} against ", field, " [sic]")
+    assert _template(parts).format("3:1", "1011") == "odds {3:1} against 1011 [sic]"
+    assert _template(parts) is _template(parts)         # worked out once
+    assert _template(("a", [field], "b")).format("x") == "axb"     # not a key: still right
