@@ -7,12 +7,15 @@ them with valgrind's cachegrind (``apt-get install valgrind``), once for a
 load of the rulebook alone and once for the load plus the work, and prints
 the difference per unit of work.
 
-    python benchmarks/instructions.py [--steps N] [--seeds K] [--odds N]
+    python benchmarks/instructions.py [--steps N] [--seeds K] [--odds N] [--warm]
                                       [--backend compiled] [--backend python]
 
 - steps: ``--seeds`` seeded random games of the Cortés historical set-up
   (veteran preset), ``--steps`` steps each, through the public API exactly
-  as ``run.py`` plays them; printed per step;
+  as ``run.py`` plays them; printed per step. The interpreter generates the
+  code of a clause when first run, so the count includes that one-time
+  work; with ``--warm`` both runs first play as many games on other seeds,
+  which leaves most of it out (compare code generation changes this way);
 - odds: ``--odds`` exact attack distributions (``run.py``'s
   ``odds_ms``), printed per distribution.
 
@@ -44,6 +47,9 @@ new_game = {{"setup": "historical", "turn_limit": 10}}
 if {what!r} == "odds":
     battle = R.battle_at_resolve(book, new_game)
     R.odds_ms(battle, book)   # generates the battle's code, in both runs
+else:
+    for seed in range({warm}):   # games on other seeds generate most code, in both runs
+        R.Player(book, new_game, 100 + seed).steps({steps})
 for _ in range({count}):
     if {what!r} == "steps":
         for seed in range({seeds}):
@@ -57,7 +63,8 @@ def instructions(what: str, count: int, backend: str, args: argparse.Namespace) 
     """The instructions valgrind counts for the workload run ``count`` times (0: the load only):
     a batch of games for steps, one distribution for odds."""
     source = WORKLOAD.format(benchmarks=str(HERE), what=what, count=count, backend=backend,
-                             seeds=args.seeds, steps=args.steps)
+                             seeds=args.seeds, steps=args.steps,
+                             warm=args.seeds if args.warm else 0)
     env = dict(os.environ, PYTHONHASHSEED="0")
     # valgrind follows no exec: give it the interpreter itself, not a launcher script.
     python = os.path.realpath(sys.executable)
@@ -75,6 +82,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=1000, help="steps per game")
     parser.add_argument("--seeds", type=int, default=3, help="games (seeds 0..K-1)")
     parser.add_argument("--odds", type=int, default=50, help="attack distributions")
+    parser.add_argument("--warm", action="store_true",
+                        help="play as many games on other seeds first, in both runs, so that "
+                             "the count per step leaves out most one-time code generation")
     parser.add_argument("--backend", action="append", choices=("compiled", "python"),
                         help="the backend to count (repeat to count both; default compiled)")
     args = parser.parse_args(argv)
@@ -84,7 +94,8 @@ def main(argv: list[str] | None = None) -> None:
     # Fill the load cache first (natively): a run that found it stale would
     # count a cold compilation that its load-only partner does not.
     subprocess.run([sys.executable, "-c", WORKLOAD.format(
-        benchmarks=str(HERE), what="steps", count=0, backend="python", seeds=0, steps=0)],
+        benchmarks=str(HERE), what="steps", count=0, backend="python", seeds=0, steps=0,
+        warm=0)],
         check=True)
     print(f"checkout: {HERE.parent}")
     per: dict[str, float] = {}

@@ -1300,10 +1300,10 @@ class FastCompiler:
     def pieces_by_side(self) -> tuple[str, str]:
         """Constants: the game's pieces, and a dict of each side's pieces (in piece order)."""
         pieces = self.world.pieces
-        by_side: dict[Any, tuple[Piece, ...]] = {}
-        for piece in pieces:
-            by_side[piece.side] = (*by_side.get(piece.side, ()), piece)
         if self._by_side is None:
+            by_side: dict[Any, tuple[Piece, ...]] = {}
+            for piece in pieces:
+                by_side[piece.side] = (*by_side.get(piece.side, ()), piece)
             self._by_side = by_side
         return self.const(pieces), self.const(self._by_side)
 

@@ -744,9 +744,7 @@ def _absorb(reduce: Callable[[Any], Any], values: Iterable[Any]) -> Any:
 def format_value(value: Any) -> str:
     """A value as log lines and action texts show it."""
     kind = type(value)
-    if kind is str:
-        return str(value)
-    if kind is int:
+    if kind is str or kind is int:
         return str(value)
     if isinstance(value, (tuple, list)):
         return ", ".join(format_value(v) for v in value)
