@@ -7,6 +7,8 @@ answers where the generated code takes a short cut:
 - a comprehension over the game's pieces whose condition starts with
   ``u.side == E`` visits only the pieces of side ``E`` (a piece's side never
   changes), unless ``pieces`` is a variable of the rules' own;
+- a value is kept through an evaluation (a loop invariant, or a function
+  without parameters named twice) only while what it reads stands;
 - log lines write their text, and sort the rules they cite, once;
 - each generated function names the line of rules text it runs.
 """
