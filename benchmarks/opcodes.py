@@ -66,15 +66,16 @@ def count(work: Any) -> collections.Counter[tuple[str, str]]:
     return counts
 
 
-def where(book: cortes_rules.Rulebook, filename: str, function: str) -> str:
-    """A function's place: the rules text a generated one runs, else its Python file."""
+def where(book: cortes_rules.Rulebook, lines_of: dict[str, list[str]], filename: str,
+          function: str) -> str:
+    """A function's place: the rules text a generated one runs (``lines_of``: each rules
+    file's lines, by path), else its Python file."""
     if not filename.startswith("<rules:"):
         return f"{Path(filename).name}: {function}"
     span = book._machine.fast.origins.get(function)
     if span is None:
         return function
-    texts = {m.path: m.text for m in book.program.modules}
-    lines = texts.get(span.path, "").splitlines()
+    lines = lines_of.get(span.path, [])
     line = lines[span.line - 1].strip() if 0 < span.line <= len(lines) else ""
     return f"{function} {span.path}:{span.line}: {line[:70]}"
 
@@ -109,8 +110,10 @@ def main(argv: list[str] | None = None) -> None:
     total = sum(counts.values())
     print(f"{args.rulebook}: {total / units:,.0f} Python bytecodes per {what} "
           f"({units} {what}s)")
+    lines_of = {m.path: m.text.splitlines() for m in book.program.modules}
     for (filename, function), n in counts.most_common(args.top):
-        print(f"{n / units:10,.1f} {100 * n / total:5.1f}%  {where(book, filename, function)}")
+        print(f"{n / units:10,.1f} {100 * n / total:5.1f}%  "
+              f"{where(book, lines_of, filename, function)}")
 
 
 if __name__ == "__main__":

@@ -757,6 +757,8 @@ class _Gen:
                 kept = self._hoist(decl.body, inner, here=True)
                 if kept is not None:
                     return kept
+                # Not kept here, so not in an outer loop either: no second look.
+                inner = inner.skipping(decl.body)
             return self.x(decl.body, inner)
         if kind == "hook":
             pairs = self.hook(name, ctx, values_only=True)
