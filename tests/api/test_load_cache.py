@@ -184,3 +184,32 @@ def test_the_installed_package_ships_the_tables_of_its_grammar():
     with tempfile.TemporaryDirectory() as scratch:
         rebuilt = {p.name for p in parse_tables.build(Path(scratch))}
     assert rebuilt <= {p.name for p in shipped}
+
+
+@pytest.mark.rule("2.1")
+@pytest.mark.parametrize("collector_on", [True, False])
+def test_a_load_leaves_the_garbage_collector_as_it_found_it(cache, collector_on):
+    """A load holds the cyclic collector off while it builds the rulebook (a quarter of
+    a cached load was collections), and gives it back as it was, also when it fails."""
+    import gc
+
+    was = gc.isenabled()
+    try:
+        (gc.enable if collector_on else gc.disable)()
+        states: list[bool] = []
+        real = cortes_rules.api.Rulebook
+
+        def spy(*args, **kwargs):
+            states.append(gc.isenabled())
+            return real(*args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(cortes_rules.api, "Rulebook", spy)
+            book = cortes_rules.load(MINIMAL)
+        assert states == [False] and book.program.rules
+        assert gc.isenabled() is collector_on
+        with pytest.raises(cortes_rules.CortesRulesError):
+            cortes_rules.load(MINIMAL.parent / "no_such_rulebook.rules")
+        assert gc.isenabled() is collector_on
+    finally:
+        (gc.enable if was else gc.disable)()
