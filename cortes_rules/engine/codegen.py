@@ -950,7 +950,10 @@ class _Gen:
             if isinstance(node.left, ir.StrLit) or isinstance(node.right, ir.StrLit):
                 text = b if isinstance(node.left, ir.StrLit) else a
                 return f"({a} + {b} if type({text}) is str else _add({a}, {b}))"
-            return f"({a} + {b} if type({a}) is int and type({b}) is int else _add({a}, {b}))"
+            # Two ints, texts or tuples add as Python adds them (what ``_add`` does
+            # to all but sets); anything else goes through ``_add``.
+            return (f"({a} + {b} if type({a}) in _SUMMABLE and type({b}) is type({a}) "
+                    f"else _add({a}, {b}))")
         if op == "/":
             return f"_divide({a}, {b})"
         if op in ("-", "*"):
@@ -1275,6 +1278,7 @@ class FastCompiler:
             "MISS": MISS, "Piece": Piece, "Place": Place, "Player": Player, "Row": Row,
             "_PLAIN_KEYS": _PLAIN_KEYS, "memo_key": memo_key, "_materialise": _materialise,
             "_rank": _rank, "_index": index_value, "_is": is_test, "_add": add_values,
+            "_SUMMABLE": frozenset((int, str, tuple)),
             "_divide": divide_values, "_absorb": _absorb, "_order_key": _order_key,
             "_rule_key": rule_key, "_truth": _truth, "_as_iterable": _as_iterable,
             "_ITERABLE": _ITERABLE, "_hexside": hexside, "_is_number": _is_number,

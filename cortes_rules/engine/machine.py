@@ -811,7 +811,9 @@ class _RegionCompiler:
     compiled function for it runs instead, which reports errors as the
     reference does); ``n`` counts the instructions the statements stand for, so
     the step budget runs down as before. The variable of a ``for each`` that
-    its body never sets is read from a Python local.
+    its body never sets is read from a Python local, and so is a variable that
+    a ``let`` or ``set`` outside any block of the region gave its value (it is
+    still written to ``env`` too), until a block that may set it again.
     """
 
     def __init__(self, owner: _ProcCompiler) -> None:
@@ -821,6 +823,7 @@ class _RegionCompiler:
         self.locs: dict[str, str] = {}
         self.locs_env: tuple[str, str] | None = None
         self.pending = 0
+        self.nested = 0     # blocks (if, for each) the statement being compiled is in
 
     def w(self, line: str) -> None:
         self.gen.w(line)
@@ -869,9 +872,15 @@ class _RegionCompiler:
     def stmt(self, st: ir.Stmt) -> None:
         proc = self.k(self.owner.proc)
         gen = self.gen
+        if isinstance(st, (ir.If, ir.ForEach)):
+            # What the block may set is no longer known here once it has run.
+            for name in _assigned([st]):
+                self.locs.pop(name, None)
         if isinstance(st, ir.Let):
             self.count()
-            self.w(f"env[{st.name!r}] = {self.value(st.value)}")
+            v = self.value(st.value)
+            self.w(f"env[{st.name!r}] = {v}")
+            self.remember(st.name, v)
         elif isinstance(st, ir.SetStmt) and isinstance(st.target, ir.Name):
             name = st.target.id
             self.count()
@@ -880,6 +889,8 @@ class _RegionCompiler:
             self.w(f"elif {name!r} in s.values: s.values[{name!r}] = {v}; s._stamp(0)")
             message = f"'set {name}': no such variable or value"
             self.w(f"else: raise RulesRuntimeError({message!r}, {self.k(st.span)}, {proc}.rule)")
+            if name in self.locs:   # a variable of the region's: env has it
+                self.remember(name, v)
         elif isinstance(st, ir.SetStmt):
             assert isinstance(st.target, ir.Attr)
             self.count()
@@ -920,6 +931,7 @@ class _RegionCompiler:
             self.flush()
             self.w(f"if {self.value(st.test)}:")
             gen.push()
+            self.nested += 1
             self.w("pass")
             for x in st.then:
                 self.stmt(x)
@@ -935,10 +947,21 @@ class _RegionCompiler:
                     self.stmt(x)
                 self.flush()
                 gen.pop()
+            self.nested -= 1
         elif isinstance(st, ir.ForEach):
+            self.nested += 1
             self.for_each(st)
+            self.nested -= 1
         else:  # pragma: no cover - _straight admits no other statement
             raise AssertionError(type(st).__name__)
+
+    def remember(self, name: str, v: str) -> None:
+        """Read ``name`` from ``v`` in the statements after this one, when this one is in
+        no block: ``v`` is then a literal or a local assigned once in the region."""
+        if self.nested:
+            self.locs.pop(name, None)
+        else:
+            self.locs[name] = v
 
     def set_attr(self, name: str, o: str, v: str, where: str) -> None:
         """``set o.name = v``: a declared attribute, stamped when its value changes."""

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import cortes_rules
 from cortes_rules.dsl.parse import parse_expression
+from cortes_rules.engine import machine as machine_module
 from cortes_rules.engine.machine import _cited_rules, _template
 from cortes_rules.rule_numbers import rule_key
 from minimal_book import minimal_with
@@ -192,3 +193,95 @@ def test_a_log_template_keeps_its_braces_and_fills_its_fields_in_order():
     assert _template(parts).format("3:1", "1011") == "odds {3:1} against 1011 [sic]"
     assert _template(parts) is _template(parts)         # worked out once
     assert _template(("a", [field], "b")).format("x") == "axb"     # not a key: still right
+
+
+FORWARDED = '''
+rule 2.9 "Variables a region reads back" {
+  summary "Lets and sets read back in one region, with blocks that set them again."
+  opening sequence warm_up {
+    phase warming "Warm up" by red does warm_up
+  }
+  value tally: int = 0
+  procedure warm_up(p) {
+    let a = 1
+    let b = a + 1
+    log "a {a} b {b}"
+    set a = b + 5
+    log "a {a}"
+    set tally = a + b
+    log "tally {tally}"
+    if a > 3 {
+      let b = 40
+      set a = a + 1
+    }
+    log "after if: a {a} b {b}"
+    let c = 0
+    for each u in [7, 9] {
+      set c = c + u
+      let a = u
+    }
+    log "after loop: a {a} c {c}"
+    let u = 99
+    for each u in [1, 2] {
+      log "in loop u {u}"
+    }
+    log "after rebinding loop: u {u}"
+    let k = "x"
+    if k == "x" {
+      let k = k + "y"
+    } else {
+      let k = "z"
+    }
+    log "k {k} {a}"
+  }
+}
+'''
+
+
+@pytest.mark.rule("2.9", rulebook="minimal")
+def test_a_region_reads_back_its_variables_as_the_instructions_do(tmp_path, monkeypatch):
+    """A region reads a variable it gave a value outside any block from a Python local;
+    blocks that may set it again (an if, a loop, a loop over the same name) end that.
+    The lines logged match those of the same statements run one instruction at a
+    time, with no region compiled."""
+    logs = []
+    for regions in (True, False):
+        if not regions:     # every region is left to its instructions
+            monkeypatch.setattr(machine_module._LazyRegion, "compile", lambda self: None)
+        book = minimal_with(tmp_path, FORWARDED)
+        game = book.new_game(seed=0, setup="standard")
+        logs.append([line.text for line in game.log])
+        compiled = [f for proc in book._machine.procs.values() for f in proc.code
+                    if f[0] == machine_module.REGION and callable(f[1])
+                    and getattr(f[1], "__name__", "").startswith("region")]
+        assert bool(compiled) is regions
+    assert logs[0] == logs[1]
+    assert logs[0][:9] == [
+        "a 1 b 2", "a 7", "tally 9", "after if: a 8 b 40", "after loop: a 9 c 16",
+        "in loop u 1", "in loop u 2", "after rebinding loop: u 2", "k xy 9"]
+
+
+SUMMANDS = st.one_of(
+    st.integers(-5, 5), st.booleans(), st.text("ab", max_size=2),
+    st.tuples(st.integers(0, 3)), st.lists(st.integers(0, 3), max_size=2),
+    st.frozensets(st.integers(0, 3), max_size=2))
+
+
+@pytest.mark.rule("8.19")
+@settings(max_examples=150, deadline=None)
+@given(a=SUMMANDS, b=SUMMANDS)
+def test_addition_takes_pythons_own_sum_only_where_the_reference_gives_it(state, a, b):
+    """``a + b`` adds two ints, texts or tuples in line; every other pair (sets, lists,
+    booleans, mixed types) goes to the reference's addition, so both agree, errors
+    included."""
+    node = parse_expression("a + b")
+    generated = state.machine.fast_expr(node, "")
+    reference = state.machine.compiler.expr(node, None)
+    results = []
+    for fn in (generated, reference):
+        try:
+            results.append(("value", fn(state, {"a": a, "b": b})))
+        except cortes_rules.CortesRulesError as error:
+            results.append(("error", type(error).__name__))
+    assert results[0] == results[1]
+    assert type(results[0][1]) is type(results[1][1])
