@@ -405,6 +405,11 @@ class _Gen:
         # Values are kept per iteration of loops at or above this depth only (see
         # expression()).
         self.floor = 0
+        # In a region of statements (see region_preloads()): the variables the
+        # region never sets, each read from env once, where the region starts.
+        self.steady: frozenset[str] | None = None
+        self.steady_loads: dict[str, str] = {}
+        self.steady_keys: dict[str, str] = {}
 
     def expression(self, node: ir.Expr, locs: dict[str, str]) -> str:
         """One evaluation of an expression, in code that also changes the state.
@@ -510,20 +515,47 @@ class _Gen:
         return t
 
     def envvar(self, name: str) -> str:
-        """A local holding ``env.get(name, MISS)``, read once at the top of the function."""
-        var = self.preloads.get(name)
+        """A local holding ``env.get(name, MISS)``, read once at the top of the function
+        (of the region, for a variable the region never sets)."""
+        loads = self.steady_loads if self._steady(name) else self.preloads
+        var = loads.get(name)
         if var is None:
             var = self.fast.fresh("e_" + _IDENT.sub("_", name))
-            self.preloads[name] = var
+            loads[name] = var
         return var
 
     def envkey(self, name: str) -> str:
         """A local holding the memo key of ``env.get(name, MISS)`` (computed once)."""
-        var = self.keys.get(name)
+        keys = self.steady_keys if self._steady(name) else self.keys
+        var = keys.get(name)
         if var is None:
             var = self.envvar(name).replace("e_", "k_", 1)
-            self.keys[name] = var
+            keys[name] = var
         return var
+
+    def _steady(self, name: str) -> bool:
+        return self.steady is not None and name not in self.steady
+
+    def region_preloads(self, assigned: frozenset[str]) -> Callable[[], None]:
+        """In a region whose statements may set only ``assigned``: read every other
+        variable from env once, at this point; call the result when the region's
+        statements are generated, to write those reads here.
+
+        Between its statements a region changes ``env`` only where it sets a
+        variable (a ``let``, a ``set``, a loop's variable), so the others keep the
+        value they had when it started."""
+        self.steady = assigned
+        at = len(self.lines)
+        self.lines.append("")
+        pad = "    " * self.ind
+
+        def write() -> None:
+            head = [f"{pad}{var} = env.get({n!r}, MISS)" for n, var in self.steady_loads.items()]
+            head += [f"{pad}{self.steady_keys[n]} = {_key_of(self.steady_loads[n])}"
+                     for n in self.steady_keys]
+            self.lines[at] = "\n".join(head) if head else pad + "pass"
+            self.steady = None
+        return write
 
     def materialise(self, ctx: _Ctx) -> str:
         """The variables in scope as a dict, to hand to a reference closure."""

@@ -813,7 +813,8 @@ class _RegionCompiler:
     the step budget runs down as before. The variable of a ``for each`` that
     its body never sets is read from a Python local, and so is a variable that
     a ``let`` or ``set`` outside any block of the region gave its value (it is
-    still written to ``env`` too), until a block that may set it again.
+    still written to ``env`` too), until a block that may set it again. A
+    variable the region never sets is read from ``env`` once, where it starts.
     """
 
     def __init__(self, owner: _ProcCompiler) -> None:
@@ -861,8 +862,10 @@ class _RegionCompiler:
 
     def compile(self, run: list[ir.Stmt]) -> Any:
         self.w("n = 0")
+        preloads = self.gen.region_preloads(frozenset(_assigned(run)))
         for st in run:
             self.stmt(st)
+        preloads()
         self.flush()
         self.w("return n")
         name = self.fast.fresh("region")

@@ -233,6 +233,11 @@ rule 2.9 "Variables a region reads back" {
       let k = "z"
     }
     log "k {k} {a}"
+    log "p {p}"
+    if a > 0 {
+      set p = "changed"
+    }
+    log "p {p}"
   }
 }
 '''
@@ -242,8 +247,9 @@ rule 2.9 "Variables a region reads back" {
 def test_a_region_reads_back_its_variables_as_the_instructions_do(tmp_path, monkeypatch):
     """A region reads a variable it gave a value outside any block from a Python local;
     blocks that may set it again (an if, a loop, a loop over the same name) end that.
-    The lines logged match those of the same statements run one instruction at a
-    time, with no region compiled."""
+    The variables it never sets (the procedure's parameter until the last block) are
+    read from env once. The lines logged match those of the same statements run one
+    instruction at a time, with no region compiled."""
     logs = []
     for regions in (True, False):
         if not regions:     # every region is left to its instructions
@@ -256,9 +262,10 @@ def test_a_region_reads_back_its_variables_as_the_instructions_do(tmp_path, monk
                     and getattr(f[1], "__name__", "").startswith("region")]
         assert bool(compiled) is regions
     assert logs[0] == logs[1]
-    assert logs[0][:9] == [
+    assert logs[0][:11] == [
         "a 1 b 2", "a 7", "tally 9", "after if: a 8 b 40", "after loop: a 9 c 16",
-        "in loop u 1", "in loop u 2", "after rebinding loop: u 2", "k xy 9"]
+        "in loop u 1", "in loop u 2", "after rebinding loop: u 2", "k xy 9", "p red",
+        "p changed"]
 
 
 SUMMANDS = st.one_of(
