@@ -169,7 +169,7 @@ def grammar_tables(grammar: str) -> tuple[Path | None, tuple[Path, ...]]:
     """Where the parse tables of ``grammar`` are kept, and where they may be read.
 
     Building the LALR tables of the rules grammar takes about half a second;
-    ``cortes_rules.dsl.parse`` keeps them (lark's ``save``) in a file named
+    ``cortes_rules.dsl.parse`` keeps them (the parser, pickled) in a file named
     by a hash of ``grammar``, which the caller makes hold everything the
     tables depend on.
 

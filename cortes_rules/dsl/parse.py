@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import io
+import pickle
 import re
+import types
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import attrs
 import lark
 from lark import Token, v_args
+from lark.grammar import Rule as _Rule
+from lark.parsers.lalr_analysis import Reduce as _REDUCE
+from lark.parsers.lalr_analysis import Shift as _SHIFT
 from lark.visitors import Transformer_NonRecursive
 
 from .. import load_cache
@@ -87,16 +94,24 @@ def _parser_for(forms: tuple[ir.FormDecl, ...]) -> lark.Lark:
         alternatives, rules = grammar_rules(forms)
         grammar = grammar.replace("// @form-uses", "| " + alternatives, 1) + "\n" + rules + "\n"
     # The keyword guards are lexer callbacks, but which terminals are keywords
-    # is known only once lark has built (or loaded) the parser. lark keeps the
-    # callbacks dict it is given and reads it when a lexer first scans, so the
-    # guards are added to that dict after construction; the grammar is built
-    # once, not twice.
-    keywords: dict[str, Any] = {_NO_TERMINAL: _keyword_guard}
-    parser = _lark(grammar, keywords, start="start")
-    keywords.update({t.name: _keyword_guard for t in parser.terminals if _is_keyword(t)})
-    if parser.lexer_conf.callbacks is not keywords:  # a lark that copies them: build again
-        parser = lark.Lark(grammar, lexer_callbacks=dict(keywords), **_OPTIONS)
+    # is known only once lark has built (or loaded) the parser. Its lexers share
+    # one callbacks dict and read it when they first scan, so the guards are
+    # added to that dict after loading; the grammar is built once, not twice.
+    parser = _lark(grammar, {_NO_TERMINAL: _keyword_guard}, start="start")
+    keywords = {t.name: _keyword_guard for t in parser.terminals if _is_keyword(t)}
+    guards = parser.lexer_conf.callbacks
+    guards.update(keywords)
+    if not _lexers_read(parser, guards):  # a lark that copies them: build again
+        parser = lark.Lark(grammar, lexer_callbacks=dict(guards), **_OPTIONS)
     return parser
+
+
+def _lexers_read(parser: lark.Lark, callbacks: dict[str, Any]) -> bool:
+    """Whether every lexer of ``parser`` reads its callbacks from ``callbacks`` itself."""
+    frontend = getattr(parser, "parser", None)
+    lexer = getattr(frontend, "lexer", None)
+    lexers = [*getattr(lexer, "lexers", {}).values(), getattr(lexer, "root_lexer", None)]
+    return all(getattr(each, "user_callbacks", None) is callbacks for each in lexers)
 
 
 _OPTIONS: dict[str, Any] = {"parser": "lalr", "propagate_positions": True,
@@ -104,27 +119,78 @@ _OPTIONS: dict[str, Any] = {"parser": "lalr", "propagate_positions": True,
 
 
 def _lark(grammar: str, callbacks: dict[str, Any] | None, start: str) -> lark.Lark:
-    """lark's parser of ``grammar``, its tables read from the load cache's folder or
-    from those built with the package (``.load_cache.grammar_tables()``), else
-    built and kept in the cache folder.
+    """lark's parser of ``grammar``, read from the load cache's folder or from the
+    tables built with the package (``.load_cache.grammar_tables()``), else built
+    and kept in the cache folder.
 
-    The file name hashes the grammar, the options and the versions of lark and
-    Python; a file that does not load (damaged, foreign) is passed over."""
+    What is kept is the whole parser object, as lark's own ``load`` gives it,
+    pickled before its first parse (``_ParserPickler``). Reading it back takes
+    under a third of the time lark's ``save``/``load`` format takes, which
+    rebuilds the parse table and the lexers from a serialised form. The file
+    name hashes the grammar, the options, this format and the versions of lark
+    and Python; a file that does not load (damaged, foreign) is passed over."""
     options = {**_OPTIONS, "start": start}
     kept, readable = load_cache.grammar_tables(f"{grammar}\n// {sorted(options.items())} "
-                                               f"lark {lark.__version__}")
-    extra = {"lexer_callbacks": callbacks} if callbacks else {}
+                                               f"lark {lark.__version__} {_TABLE_FORMAT}")
     for table in readable:
         try:
             with table.open("rb") as stored:
-                # Lark.load with load-time options (its cache= path does the same).
-                return lark.Lark.__new__(lark.Lark)._load(stored, **extra)
+                parser = _ParserUnpickler(stored).load()
         except Exception:  # noqa: BLE001, S112 - an unreadable table is passed over
             continue
-    parser = lark.Lark(grammar, **options, **extra)
+        if isinstance(parser, lark.Lark):
+            parser.lexer_conf.callbacks.update(callbacks or {})
+            return parser
+    extra = {"lexer_callbacks": callbacks} if callbacks else {}
+    built = io.BytesIO()
+    lark.Lark(grammar, **options, **extra).save(built, {"lexer_callbacks"})
+    built.seek(0)
+    # lark's own reading of what it built: its parse table is keyed by plain
+    # strings (a parser just built keys it by tokens, slower to look up).
+    parser = lark.Lark.__new__(lark.Lark)._load(built, **extra)
     if kept is not None:
-        load_cache.write_atomically(kept, lambda out: parser.save(out, {"lexer_callbacks"}))
+        load_cache.write_atomically(kept, lambda out: _ParserPickler(out, protocol=5).dump(parser))
     return parser
+
+
+_TABLE_FORMAT = "whole parser pickled, 1"
+
+
+class _ParserPickler(pickle.Pickler):
+    """Pickles a lark parser. Three kinds of object need help:
+
+    - modules (lark keeps the ``re`` module it lexes with) go by name;
+    - the parse table's ``Shift`` and ``Reduce`` markers are compared by
+      identity, so they go by name and come back as lark's own;
+    - a grammar ``Rule`` stores its hash, which depends on the process's string
+      hashing: it is rebuilt from its fields, which works its hash out again.
+    """
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is _Rule:
+            return (_Rule, (obj.origin, obj.expansion, obj.order, obj.alias, obj.options))
+        if isinstance(obj, types.ModuleType) or obj is _SHIFT or obj is _REDUCE:
+            name = obj.__name__ if isinstance(obj, types.ModuleType) else str(obj)
+            return (_kept_object, (name,))
+        return NotImplemented
+
+
+def _kept_object(name: str) -> Any:
+    """The module or parse action ``_ParserPickler`` pickled by name."""
+    return _KEPT_OBJECTS[name]
+
+
+class _ParserUnpickler(pickle.Unpickler):
+    """Reads what ``_ParserPickler`` wrote, with lark's and this module's classes only."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module.split(".")[0] not in ("lark", __name__.split(".")[0]) and (
+                (module, name) != ("functools", "partial")):
+            raise pickle.UnpicklingError(f"{module}.{name} is not part of a parser")
+        return super().find_class(module, name)
+
+
+_KEPT_OBJECTS = {"re": re, str(_SHIFT): _SHIFT, str(_REDUCE): _REDUCE}
 
 
 # A name no terminal has: it keeps the callbacks dict non-empty, which lark
@@ -270,6 +336,23 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         super().__init__()
         self.path = path
         self.forms = forms
+
+    def _call_userfunc(self, tree: Any, new_children: list[Any] | None = None) -> Any:
+        """lark's dispatch of a node to its method, without the bound wrapper that
+        ``@v_args`` makes lark build again for every node (a ``functools.update_wrapper``
+        each time): the methods are looked up once, in ``_METHODS``. The calls and
+        the errors raised are lark's own."""
+        method = _METHODS.get(tree.data)
+        if method is None:
+            return super()._call_userfunc(tree, new_children)  # type: ignore[no-untyped-call]
+        try:
+            return method(self, tree.meta,
+                          new_children if new_children is not None else tree.children)
+        except lark.exceptions.GrammarError:
+            raise
+        except Exception as error:
+            raise lark.exceptions.VisitError(  # type: ignore[no-untyped-call]
+                tree.data, tree, error) from error
 
     def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
         name = str(data)
@@ -1028,6 +1111,13 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def area_border(self, meta: Any, c: list[Any]) -> ir.AreaBorder:
         return ir.AreaBorder(str(c[0]), str(c[1]), c[2], self._span(meta))
+
+
+# Each grammar rule's method of ``_ToIR``, unwrapped: every one takes (meta, children).
+_METHODS: dict[str, Callable[..., Any]] = {
+    name: wrapper.base_func for name, wrapper in vars(_ToIR).items()
+    if isinstance(wrapper, lark.visitors._VArgsWrapper)
+    and wrapper.visit_wrapper is lark.visitors._vargs_meta}
 
 
 def _split_notes(body: list[Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:

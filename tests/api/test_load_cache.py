@@ -175,6 +175,80 @@ def test_tables_built_with_the_package_spare_a_first_load_the_lalr_build(
     parse_tables._forget_parsers()
 
 
+_PARSE_EVERY_RULEBOOK = """
+import pickle, sys
+from pathlib import Path
+import lark
+from cortes_rules import load_cache
+from cortes_rules.loader import parse_files, resolve, rule_files, shipped_rulebooks
+load_cache.SHIPPED_TABLES = Path(sys.argv[2]) / "none shipped"
+built = []
+real_init = lark.Lark.__init__
+def counting_init(self, *args, **kwargs):
+    built.append(1)
+    real_init(self, *args, **kwargs)
+lark.Lark.__init__ = counting_init
+modules = [parse_files(rule_files(resolve(name))) for name in shipped_rulebooks()]
+from cortes_rules.dsl import parse
+rules = parse._parser().rules
+hashed = all(hash(r) == hash((r.origin, tuple(r.expansion))) for r in rules) and len(rules)
+with open(sys.argv[1], "wb") as out:
+    pickle.dump((len(built), hashed, modules), out)
+"""
+
+
+@pytest.mark.rule("2.1")
+def test_tables_written_by_one_process_parse_alike_in_another(cache, tmp_path):
+    """A table file is a pickled lark parser, and lark's grammar rules keep a hash
+    of their names, which differs from process to process (string hashing is
+    seeded). A process under another hash seed reads the tables another wrote,
+    builds no parser, finds every rule hashed as its own hashing would, and
+    parses every shipped rulebook to the same IR."""
+    import pickle
+    import subprocess
+    import sys
+
+    results = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"parsed-{seed}.pickle"
+        subprocess.run([sys.executable, "-c", _PARSE_EVERY_RULEBOOK, str(out), str(tmp_path)],
+                       check=True, env={**os.environ, "PYTHONHASHSEED": seed,
+                                        load_cache.ENV: str(cache)})
+        results.append(pickle.loads(out.read_bytes()))
+    (first_built, first_hashed, first), (then_built, then_hashed, then) = results
+    assert first_built >= 2 and then_built == 0   # built and kept, then read
+    assert first_hashed > 100 and then_hashed > 100   # each rule hashed as this process would
+    assert then == first and len(first) >= 2
+
+
+@pytest.mark.rule("2.1")
+def test_a_table_naming_a_foreign_class_is_passed_over(cache, tmp_path, monkeypatch):
+    """A table file is read as a pickle of lark's classes only: one that names any
+    other (here a file's ``touch``) is not run, and the table is built again."""
+    import pickle
+
+    marker = tmp_path / "touched"
+
+    class Touch:
+        def __reduce__(self):
+            return (Path.touch, (marker,))
+
+    monkeypatch.setattr(load_cache, "SHIPPED_TABLES", tmp_path / "none shipped")
+    parse._parser_for.cache_clear()
+    expected = compile_rulebook(MINIMAL)
+    tables = list(cache.glob("grammar-*.tables"))
+    assert tables
+    for table in tables:
+        table.write_bytes(foreign := pickle.dumps(Touch()))
+    for entry in cache.glob("*.pickle"):
+        entry.unlink()
+    parse._parser_for.cache_clear()
+    assert compile_rulebook(MINIMAL) == expected
+    assert not marker.exists()
+    assert all(table.read_bytes() != foreign for table in tables)
+    parse._parser_for.cache_clear()
+
+
 @pytest.mark.rule("2.1")
 def test_the_installed_package_ships_the_tables_of_its_grammar():
     """setup.py's build_py wrote the tables (the README installs the package
