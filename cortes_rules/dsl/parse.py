@@ -21,8 +21,7 @@ import attrs
 import lark
 from lark import Token, v_args
 from lark.grammar import Rule as _Rule
-from lark.parsers.lalr_analysis import Reduce as _REDUCE
-from lark.parsers.lalr_analysis import Shift as _SHIFT
+from lark.parsers import lalr_analysis as _lalr
 from lark.visitors import Transformer_NonRecursive
 
 from .. import load_cache
@@ -169,7 +168,7 @@ class _ParserPickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         if type(obj) is _Rule:
             return (_Rule, (obj.origin, obj.expansion, obj.order, obj.alias, obj.options))
-        if isinstance(obj, types.ModuleType) or obj is _SHIFT or obj is _REDUCE:
+        if isinstance(obj, types.ModuleType) or type(obj) is _lalr.Action:
             name = obj.__name__ if isinstance(obj, types.ModuleType) else str(obj)
             return (_kept_object, (name,))
         return NotImplemented
@@ -190,7 +189,9 @@ class _ParserUnpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
-_KEPT_OBJECTS = {"re": re, str(_SHIFT): _SHIFT, str(_REDUCE): _REDUCE}
+# lark's parse actions (its two markers, by their names) and the modules a parser keeps.
+_KEPT_OBJECTS = {"re": re, **{str(action): action for action in vars(_lalr).values()
+                              if isinstance(action, _lalr.Action)}}
 
 
 # A name no terminal has: it keeps the callbacks dict non-empty, which lark
