@@ -119,7 +119,7 @@ class _Context:
             self.types[("value", value.name)] = value.type
         # The options of every choice, by where they are: (procedure, pc, index).
         self.options: dict[int, tuple[str, int, int]] = {}
-        self.procs: dict[str, Proc] = {MAIN: machine.main, **machine.procs}
+        self.procs: dict[str, Proc] = {MAIN: machine.main, **machine.compiled_procs()}
         for name, proc in self.procs.items():
             for pc, ins in enumerate(proc.code):
                 if ins[0] in _PAUSES and hasattr(ins[1], "options"):

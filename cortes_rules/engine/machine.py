@@ -231,13 +231,17 @@ class ChoiceSpec:
 
 
 class Proc:
-    """A compiled procedure: parameters and instructions."""
+    """A compiled procedure: parameters and instructions.
 
-    __slots__ = ("name", "params", "code", "rule", "span")
+    ``pending`` holds the statements not yet compiled (``Machine.compiled``),
+    None once ``code`` holds their instructions."""
+
+    __slots__ = ("name", "params", "code", "rule", "span", "pending")
 
     def __init__(self, name: str, params: tuple[str, ...], rule: str, span: Any) -> None:
         self.name, self.params, self.rule, self.span = name, params, rule, span
         self.code: list[tuple[Any, ...]] = []
+        self.pending: tuple[ir.Stmt, ...] | None = None
 
     def __repr__(self) -> str:
         return f"<procedure {self.name}>"
@@ -445,13 +449,11 @@ class Machine:
                                            for p in _template_fields(r.message, r.span)),
              c.expr(r.cite, r.rule) if r.cite is not None else None)
             for r in program.of(ir.StartRequireDecl)]
-        # procedures
+        # procedures, compiled when first called (``compiled``)
         self.procs: dict[str, Proc] = {}
-        decls = {p.name: p for p in program.of(ir.Procedure)}
-        for name, decl in decls.items():
-            self.procs[name] = Proc(name, decl.params, decl.rule, decl.span)
-        for name, decl in decls.items():
-            _ProcCompiler(self, self.procs[name]).body(decl.body)
+        for decl in program.of(ir.Procedure):
+            proc = self.procs[decl.name] = Proc(decl.name, decl.params, decl.rule, decl.span)
+            proc.pending = tuple(decl.body)
         sequence = next((s for s in program.of(ir.Sequence) if not s.opening), None)
         openings = tuple(p for s in program.of(ir.Sequence) if s.opening for p in s.phases)
         # The turn sequence's phases come first, so that their indices do not
@@ -536,9 +538,36 @@ class Machine:
 
     def proc(self, name: str, span: Any, rule: str) -> Proc:
         try:
-            return self.procs[name]
+            proc = self.procs[name]
         except KeyError:
             raise RulesRuntimeError(f"unknown procedure {name!r}", span, rule) from None
+        return proc if proc.pending is None else self.compiled(proc)
+
+    def compiled_procs(self) -> dict[str, Proc]:
+        """Every procedure by name, each compiled (positions and tools that walk all
+        the instructions need them all)."""
+        return {name: self.compiled(proc) for name, proc in self.procs.items()}
+
+    def compiled(self, proc: Proc) -> Proc:
+        """``proc`` with its instructions.
+
+        A procedure's statements are compiled when it is first called (or a
+        position is read or written), not when the rulebook loads: most of a
+        cached load was compiling procedures a game might never call. The
+        instructions are the same whichever procedure is compiled first (each
+        numbers its own loop variables), and a compilation that fails leaves the
+        procedure as it was, to fail again with the same error."""
+        if proc.pending is None:
+            return proc
+        with _PROC_LOCK:   # games of one rulebook may run in several threads
+            if proc.pending is not None:
+                try:
+                    _ProcCompiler(self, proc).body(proc.pending)
+                except BaseException:
+                    proc.code = []
+                    raise
+                proc.pending = None
+        return proc
 
 
 class _ProcCompiler:
@@ -761,6 +790,7 @@ def _straight(st: ir.Stmt, in_loop: bool) -> bool:
 
 
 _REGION_LOCK = threading.Lock()
+_PROC_LOCK = threading.Lock()
 
 
 class _LazyRegion:
@@ -2183,7 +2213,7 @@ class GameState:
                 self._stamp(0)
             elif op == CALL_PHASE:
                 phase = self.machine.phases[ins[1]]
-                target = self.machine.procs[phase.activity or ""]
+                target = self.machine.compiled(self.machine.procs[phase.activity or ""])
                 world = self.machine.world
                 players = world.seats if phase.for_each_player else (world.player[phase.side],)
                 for player in reversed(players):

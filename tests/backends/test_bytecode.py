@@ -443,8 +443,8 @@ def test_7_1_the_movement_options_clauses_that_compile():
     book, tables, columns, _ = _compiled("cortes", ("veteran",))
     machine = book._machine
     compiler = bc.ClauseCompiler(machine, tables, columns)
-    move = next(o for p in machine.procs.values() for ins in p.code if ins[0] in (CHOOSE, SEALED)
-                for o in ins[1].options if o.kind == "move")
+    move = next(o for p in machine.compiled_procs().values() for ins in p.code
+                if ins[0] in (CHOOSE, SEALED) for o in ins[1].options if o.kind == "move")
     without = bc.compile_option(compiler, "move", move.decl.bindings)
     # Without the folded cost, the cost clause (7.1) stays with the interpreter.
     assert len(without) == len(machine.forbids["move"]) - 1

@@ -127,7 +127,7 @@ def test_1_3_a_users_static_bans_fold_and_agree_with_their_clauses(tmp_path):
 
 def _edge_options(book):
     machine = book._machine
-    return {id(o): o for p in machine.procs.values() for ins in p.code
+    return {id(o): o for p in machine.compiled_procs().values() for ins in p.code
             if ins[0] in (CHOOSE, SEALED) for o in ins[1].options}.values()
 
 

@@ -88,7 +88,7 @@ def test_2_1_a_clone_and_a_refused_action_leave_the_native_state_alone():
 
 def _move_options(book):
     machine = book._machine
-    return [o for p in machine.procs.values() for ins in p.code if ins[0] == CHOOSE
+    return [o for p in machine.compiled_procs().values() for ins in p.code if ins[0] == CHOOSE
             for o in ins[1].options if o.kind == "move"]
 
 
@@ -189,7 +189,7 @@ def test_10_9_a_pair_listing_hands_back_what_it_cannot_number_and_keeps_errors()
     state = book.new_game(seed=2, setup="historical", turn_limit=10)
     support = machine.native_support()
     state._native_rebuild()
-    spec = next(o for p in machine.procs.values() for ins in p.code if ins[0] == CHOOSE
+    spec = next(o for p in machine.compiled_procs().values() for ins in p.code if ins[0] == CHOOSE
                 for o in ins[1].options if o.kind == "redeploy" and o.decl.where is not None)
     native = support.option(spec)
     assert isinstance(native, NativePairs)

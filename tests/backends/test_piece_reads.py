@@ -37,7 +37,7 @@ def _zoc(tmp_path, bindings: str, functions: str = ""):
     path.write_text(source)
     book = cortes_rules.load(path)
     machine = book._machine
-    move = next(o for p in machine.procs.values() for ins in p.code if ins[0] == CHOOSE
+    move = next(o for p in machine.compiled_procs().values() for ins in p.code if ins[0] == CHOOSE
                 for o in ins[1].options if o.kind == "move")
     return machine, move, EdgeBindings(machine, move)
 
@@ -113,7 +113,7 @@ def test_3_2_a_declared_attribute_of_the_unit_is_no_part_of_a_profile(tmp_path):
     machine, _, edges = _zoc(tmp_path, "price = unit.spent + 1")
     assert "price" not in edges.names
     node = next(e for n, e in next(
-        o for p in machine.procs.values() for ins in p.code if ins[0] == CHOOSE
+        o for p in machine.compiled_procs().values() for ins in p.code if ins[0] == CHOOSE
         for o in ins[1].options if o.kind == "move").decl.bindings if n == "price")
     assert PieceReads(machine.fast).of(node, frozenset({"unit"})) is None
 
@@ -125,7 +125,7 @@ def test_7_7_the_cortes_movement_cost_reads_only_the_units_side():
     # every counter.
     book = cortes_rules.load("cortes", options=("veteran",))
     machine = book._machine
-    move = next(o for p in machine.procs.values() for ins in p.code if ins[0] == CHOOSE
+    move = next(o for p in machine.compiled_procs().values() for ins in p.code if ins[0] == CHOOSE
                 for o in ins[1].options if o.kind == "move")
     edges = EdgeBindings(machine, move)
     sides = {p.side for p in machine.world.pieces}

@@ -257,7 +257,7 @@ def test_a_region_reads_back_its_variables_as_the_instructions_do(tmp_path, monk
         book = minimal_with(tmp_path, FORWARDED)
         game = book.new_game(seed=0, setup="standard")
         logs.append([line.text for line in game.log])
-        compiled = [f for proc in book._machine.procs.values() for f in proc.code
+        compiled = [f for proc in book._machine.compiled_procs().values() for f in proc.code
                     if f[0] == machine_module.REGION and callable(f[1])
                     and getattr(f[1], "__name__", "").startswith("region")]
         assert bool(compiled) is regions

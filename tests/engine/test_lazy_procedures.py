@@ -1,0 +1,87 @@
+"""Procedures are compiled when first called, and play exactly as if compiled at load.
+
+A load leaves every procedure's statements uncompiled (``Proc.pending``);
+``Machine.compiled`` turns them into instructions when the turn sequence
+(4.2) or a ``call`` first reaches the procedure, or when a position is read
+or written. Which procedure is compiled first must never change a game.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import cortes_rules
+from cortes_rules.engine import machine as machine_module
+
+
+def _play(game, seed: int, steps: int) -> list[tuple[object, ...]]:
+    """A seeded random game: at each step the ids offered, the pick and the last log lines."""
+    choices = random.Random(seed)
+    seen = []
+    for _ in range(steps):
+        if game.is_terminal():
+            break
+        if game.is_chance_node():
+            offered = [o for o, _ in game.chance_outcomes()]
+        else:
+            offered = game.legal_action_ids()
+        pick = choices.choice(offered)
+        game.apply(pick)
+        seen.append((tuple(offered), pick, tuple(str(x) for x in game.log_tail(4))))
+    return seen
+
+
+@pytest.mark.rule("4.2")
+def test_a_load_compiles_no_procedure_and_a_game_only_those_it_reaches():
+    book = cortes_rules.load("cortes", options="veteran")
+    procs = book._machine.procs
+    assert procs and all(p.pending is not None and p.code == [] for p in procs.values())
+    game = book.new_game(seed=1, setup="historical")
+    _play(game, 1, 40)
+    reached = [p for p in procs.values() if p.pending is None]
+    assert reached and all(p.code for p in reached)
+    assert len(reached) < len(procs)      # some were never called in 40 steps
+
+
+@pytest.mark.rule("4.2")
+@pytest.mark.parametrize("seed", range(2))
+def test_procedures_compiled_up_front_play_the_same_games(seed):
+    """Every procedure compiled at once, last declared first, against compiled on
+    demand: the same actions offered, log lines and final position."""
+    books = [cortes_rules.load("cortes", options="veteran") for _ in range(2)]
+    machine = books[1]._machine
+    for proc in reversed(list(machine.procs.values())):
+        machine.compiled(proc)
+    games = [book.new_game(seed=seed, setup="historical") for book in books]
+    assert _play(games[0], seed, 300) == _play(games[1], seed, 300)
+    assert games[0].to_notation() == games[1].to_notation()
+
+
+@pytest.mark.rule("4.2")
+def test_a_compilation_that_fails_leaves_the_procedure_as_it_was(monkeypatch):
+    """A procedure whose compilation raises keeps no half-made instructions: it is
+    compiled again, whole, when next reached."""
+    book = cortes_rules.load("cortes", options="veteran")
+    machine = book._machine
+    proc = next(p for p in machine.procs.values() if len(p.pending or ()) > 1)
+    real_stmt = machine_module._ProcCompiler.stmt
+    made: list[object] = []
+
+    def failing_stmt(self, st):
+        real_stmt(self, st)
+        made.append(st)
+        if len(made) == 2:
+            raise cortes_rules.CortesRulesError("compilation failed")
+
+    monkeypatch.setattr(machine_module._ProcCompiler, "stmt", failing_stmt)
+    with pytest.raises(cortes_rules.CortesRulesError, match="compilation failed"):
+        machine.compiled(proc)
+    assert proc.code == [] and proc.pending is not None
+    monkeypatch.setattr(machine_module._ProcCompiler, "stmt", real_stmt)
+    machine.compiled(proc)
+    other = cortes_rules.load("cortes", options="veteran")._machine
+    again = other.compiled(other.procs[proc.name])
+    assert [ins[0] for ins in proc.code] == [ins[0] for ins in again.code]
+    assert proc.pending is None
