@@ -40,11 +40,24 @@ class Rulebook:
 
     def __init__(self, program: ir.Program, warnings: Iterable[Diagnostic] = (),
                  backend: str | None = None) -> None:
+        machine = Machine(program, select_backend(backend))
+        _check_static(program, machine)
+        self._setup(program, warnings, machine)
+
+    def _setup(self, program: ir.Program, warnings: Iterable[Diagnostic],
+               machine: Machine) -> None:
         self.program = program
         self.warnings = tuple(warnings)
-        self._machine = Machine(program, select_backend(backend))
+        self._machine = machine
         self._blank: GameState | None = None
-        _check_static(program, self._machine)
+
+    @classmethod
+    def _checked(cls, program: ir.Program, warnings: Iterable[Diagnostic],
+                 machine: Machine) -> Rulebook:
+        """A rulebook whose program passed ``_check_static`` already (see ``load``)."""
+        book = cls.__new__(cls)
+        book._setup(program, warnings, machine)
+        return book
 
     def __repr__(self) -> str:
         extra = f", scenario={self.program.scenario!r}" if self.program.scenario else ""
@@ -331,11 +344,23 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
     """
     replace = {k: v for k, v in (("map", map), ("counters", counters), ("setups", setups))
                if v is not None}
+    built: list[tuple[ir.Program, Machine]] = []
+
+    def verify(program: ir.Program) -> None:
+        # The checks that need the compiled rulebook run once, before the
+        # program is kept in the load cache: a program read from there passed.
+        machine = Machine(program, select_backend(backend))
+        _check_static(program, machine)
+        built.append((program, machine))
+
     with _collector_paused():
         program, warnings = compile_rulebook(name_or_path, options=options, replace=replace,
                                              readings=readings, scenario=scenario,
-                                             every_reading=every_reading)
-        return Rulebook(program, warnings, backend)
+                                             every_reading=every_reading, verify=verify)
+        machine = next((m for p, m in built if p is program), None)
+        if machine is None:
+            machine = Machine(program, select_backend(backend))
+        return Rulebook._checked(program, warnings, machine)
 
 
 @contextmanager

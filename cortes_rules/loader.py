@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import attrs
@@ -231,6 +231,7 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
                      readings: Mapping[str, str] | None = None,
                      scenario: str | int | None = None,
                      every_reading: bool = False,
+                     verify: Callable[[ir.Program], object] | None = None,
                      ) -> tuple[ir.Program, list[Diagnostic]]:
     """Parse, lower and check a rulebook.
 
@@ -249,6 +250,11 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
             depends on (what ``cortes-rules check`` and ``check_path()``
             do). A load checks the readings it will run, with every optional
             rule switched on; the other readings cost one more check each.
+        verify: a further check of the compiled program, run before it is
+            kept in the load cache and not run again when it is read from
+            there (``cortes_rules.load`` checks what needs the compiled
+            rulebook this way); it raises to refuse the program. Programs kept
+            with and without it are kept apart.
 
     Returns:
         The program and its warnings.
@@ -264,7 +270,8 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
         options = tuple(options)
     arguments = (os.fspath(name_or_path) if isinstance(name_or_path, (str, os.PathLike))
                  else repr(name_or_path), options, sorted((replace or {}).items()),
-                 sorted((readings or {}).items()), scenario, every_reading)
+                 sorted((readings or {}).items()), scenario, every_reading,
+                 verify is not None)
 
     def files() -> list[Path]:
         read = rule_files(resolve(name_or_path))
@@ -273,9 +280,15 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
             read += rule_files(Path(path))
         return read
 
-    return load_cache.cached(files, arguments, lambda: _compile_rulebook(
-        name_or_path, options=options, replace=replace, readings=readings, scenario=scenario,
-        every_reading=every_reading))
+    def make() -> tuple[ir.Program, list[Diagnostic]]:
+        made = _compile_rulebook(name_or_path, options=options, replace=replace,
+                                 readings=readings, scenario=scenario,
+                                 every_reading=every_reading)
+        if verify is not None:
+            verify(made[0])
+        return made
+
+    return load_cache.cached(files, arguments, make)
 
 
 def _compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str],

@@ -14,6 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import attrs
 import lark
 import pytest
 
@@ -59,6 +60,54 @@ def test_a_cached_load_is_the_fresh_load(cache, name, arguments):
     assert second is not first and second == first == fresh(name, **arguments)
     book = cortes_rules.load(name, **arguments)
     assert book.program == first[0]
+
+
+@attrs.frozen
+class _Plain:
+    a: int
+    b: str = "b"
+
+
+@attrs.frozen
+class _KeywordOnly:
+    a: int
+    b: int = attrs.field(kw_only=True, default=0)
+
+
+@attrs.frozen
+class _Converted:
+    a: tuple[int, ...] = attrs.field(converter=lambda x: tuple(x) * 2)
+
+
+@attrs.frozen
+class _Derived:
+    a: int
+    double: int = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "double", 2 * self.a)
+
+
+@pytest.mark.rule("2.1")
+def test_the_ir_is_stored_as_calls_of_its_classes_and_reads_back_equal():
+    """IR nodes are written as a call of their class with their fields (read back a
+    third faster than attrs' own state); classes whose ``__init__`` does not take
+    every field as given are written attrs' way. Each reads back equal."""
+    import pickle
+    import pickletools
+
+    values = [_Plain(1, "x"), _KeywordOnly(1, b=2), _Converted((1, 2)), _Derived(3),
+              (_Plain(2), _Plain(2))]
+    for value in values:
+        read = pickle.loads(load_cache._dumps(value))
+        assert read == value and type(read) is type(value)
+    shared = _Plain(5)
+    pair = pickle.loads(load_cache._dumps((shared, shared)))
+    assert pair[0] is pair[1]                     # one object stays one object
+    ops = {op.name for op, _, _ in pickletools.genops(load_cache._dumps(_Plain(1, "x")))}
+    assert "REDUCE" in ops and "BUILD" not in ops
+    ops = {op.name for op, _, _ in pickletools.genops(load_cache._dumps(_KeywordOnly(1)))}
+    assert "BUILD" in ops
 
 
 @pytest.mark.rule("2.1")
@@ -249,6 +298,52 @@ def test_a_table_naming_a_foreign_class_is_passed_over(cache, tmp_path, monkeypa
     parse._parser_for.cache_clear()
 
 
+REQUIRE_FAILS = '''
+rule 9.3 "An impossible requirement" {
+  summary "Asks for what the rules never give."
+  require 1 == 2 "one must equal two"
+}
+'''
+
+
+@pytest.mark.rule("2.1")
+def test_a_program_read_from_the_cache_is_not_checked_again(cache, monkeypatch):
+    """The checks that need the compiled rulebook (``require`` clauses, the set-ups'
+    starting positions) run before a program is kept, not each time it is read."""
+    calls: list[int] = []
+    real = cortes_rules.api._check_static
+
+    def counting(program, machine):
+        calls.append(1)
+        real(program, machine)
+
+    monkeypatch.setattr(cortes_rules.api, "_check_static", counting)
+    first = cortes_rules.load(MINIMAL)
+    assert calls == [1]
+    second = cortes_rules.load(MINIMAL)
+    assert calls == [1] and second.program == first.program
+    assert (second.new_game(seed=1, setup="standard").legal_action_ids()
+            == first.new_game(seed=1, setup="standard").legal_action_ids())
+    monkeypatch.setenv(load_cache.ENV, "off")
+    cortes_rules.load(MINIMAL)
+    assert calls == [1, 1]
+
+
+@pytest.mark.rule("2.1")
+def test_a_program_failing_the_checks_that_need_it_compiled_is_refused_every_time(
+        cache, tmp_path):
+    """Such a program is never kept for ``load``; one kept by a plain
+    ``compile_rulebook`` (which does not run those checks) is not served to it."""
+    path = tmp_path / "broken.rules"
+    path.write_text(MINIMAL.read_text(encoding="utf-8") + REQUIRE_FAILS, encoding="utf-8")
+    compile_rulebook(path)
+    assert len(list(cache.glob("*.pickle"))) == 1
+    for _ in range(2):
+        with pytest.raises(cortes_rules.RulesCheckError, match="one must equal two"):
+            cortes_rules.load(path)
+    assert len(list(cache.glob("*.pickle"))) == 1
+
+
 @pytest.mark.rule("2.1")
 def test_the_installed_package_ships_the_tables_of_its_grammar():
     """setup.py's build_py wrote the tables (the README installs the package
@@ -271,14 +366,14 @@ def test_a_load_leaves_the_garbage_collector_as_it_found_it(cache, collector_on)
     try:
         (gc.enable if collector_on else gc.disable)()
         states: list[bool] = []
-        real = cortes_rules.api.Rulebook
+        real = cortes_rules.api.Machine
 
         def spy(*args, **kwargs):
             states.append(gc.isenabled())
             return real(*args, **kwargs)
 
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(cortes_rules.api, "Rulebook", spy)
+            patch.setattr(cortes_rules.api, "Machine", spy)
             book = cortes_rules.load(MINIMAL)
         assert states == [False] and book.program.rules
         assert gc.isenabled() is collector_on
