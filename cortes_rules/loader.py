@@ -254,7 +254,8 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
             kept in the load cache and not run again when it is read from
             there (``cortes_rules.load`` checks what needs the compiled
             rulebook this way); it raises to refuse the program. Programs kept
-            with and without it are kept apart.
+            without it, or with another check (told apart by its module and
+            qualified name), are kept apart.
 
     Returns:
         The program and its warnings.
@@ -271,7 +272,8 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
     arguments = (os.fspath(name_or_path) if isinstance(name_or_path, (str, os.PathLike))
                  else repr(name_or_path), options, sorted((replace or {}).items()),
                  sorted((readings or {}).items()), scenario, every_reading,
-                 verify is not None)
+                 None if verify is None else (getattr(verify, "__module__", None),
+                                              getattr(verify, "__qualname__", repr(verify))))
 
     def files() -> list[Path]:
         read = rule_files(resolve(name_or_path))

@@ -333,15 +333,17 @@ def test_a_program_read_from_the_cache_is_not_checked_again(cache, monkeypatch):
 def test_a_program_failing_the_checks_that_need_it_compiled_is_refused_every_time(
         cache, tmp_path):
     """Such a program is never kept for ``load``; one kept by a plain
-    ``compile_rulebook`` (which does not run those checks) is not served to it."""
+    ``compile_rulebook`` (which does not run those checks), or by one given
+    another check, is not served to it."""
     path = tmp_path / "broken.rules"
     path.write_text(MINIMAL.read_text(encoding="utf-8") + REQUIRE_FAILS, encoding="utf-8")
     compile_rulebook(path)
-    assert len(list(cache.glob("*.pickle"))) == 1
+    compile_rulebook(path, verify=lambda program: None)
+    assert len(list(cache.glob("*.pickle"))) == 2
     for _ in range(2):
         with pytest.raises(cortes_rules.RulesCheckError, match="one must equal two"):
             cortes_rules.load(path)
-    assert len(list(cache.glob("*.pickle"))) == 1
+    assert len(list(cache.glob("*.pickle"))) == 2
 
 
 @pytest.mark.rule("2.1")
