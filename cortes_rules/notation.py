@@ -875,7 +875,7 @@ class _Reader:
             where=where, occupants={k: tuple(v) for k, v in occupants.items()},
             stamps=[tick()] * machine.stamp_count,
             _stamps_shared=False, _places_shared=False, _pieces_shared=False,
-            _board_shared=False, _ecache={},
+            _board_shared=False, _values_shared=False, _ecache={},
             piece_attrs=self.piece_attrs, place_attrs=self.place_attrs,
             player_attrs=self.player_attrs, values=self.values,
             revealed=frozenset(self.revealed), terminal=over, result=None,

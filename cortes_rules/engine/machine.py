@@ -919,7 +919,7 @@ class _RegionCompiler:
             self.count()
             v = self.value(st.value)
             self.w(f"if {name!r} in env: env[{name!r}] = {v}")
-            self.w(f"elif {name!r} in s.values: s.values[{name!r}] = {v}; s._stamp(0)")
+            self.w(f"elif {name!r} in s.values: s._own_values()[{name!r}] = {v}; s._stamp(0)")
             message = f"'set {name}': no such variable or value"
             self.w(f"else: raise RulesRuntimeError({message!r}, {self.k(st.span)}, {proc}.rule)")
             if name in self.locs:   # a variable of the region's: env has it
@@ -1123,7 +1123,7 @@ def _own_column(table: dict[str, list[Any]], owned: bool | set[str], name: str
 
 # What clone() marks on both states: their flat arrays are shared until written.
 _ALL_SHARED = {"_places_shared": True, "_stamps_shared": True, "_pieces_shared": True,
-               "_native_shared": True,
+               "_native_shared": True, "_values_shared": True,
                "_board_shared": True}
 
 
@@ -1160,6 +1160,7 @@ class GameState:
         self._pieces_shared: bool | set[str] = False
         self._board_shared = False
         self._native_shared = False
+        self._values_shared = False
         self.native: Any = None   # the compiled backend's NativeState (native.py)
         self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
@@ -1320,7 +1321,7 @@ class GameState:
         if name not in self.values:
             known = ", ".join(sorted(self.values)) or "none"
             raise CortesRulesError(f"no value {name!r} in this rulebook (values: {known})")
-        self.values[name] = self._resolve(value)
+        self._own_values()[name] = self._resolve(value)
         self._stamp(0)
         self._legal = None
 
@@ -1553,8 +1554,8 @@ class GameState:
         """An independent copy of this position.
 
         The flat arrays (where pieces are, what places hold, the attributes,
-        the stamps) are shared until either state writes to one: the first
-        write copies it (copy on write). The procedure frames are shared too:
+        the stamps) and the game values are shared until either state writes
+        to one: the first write copies it (copy on write). The procedure frames are shared too:
         only ``apply()`` writes to them, and it copies them first. The log
         and history are immutable chains, shared.
         """
@@ -1564,7 +1565,6 @@ class GameState:
         twin.__dict__ = copied = mine.copy()   # one C-level copy, not a key-by-key update
         if self.player_attrs:   # no player attribute: nothing to write, the dict is shared
             copied["player_attrs"] = {k: v[:] for k, v in self.player_attrs.items()}
-        copied["values"] = self.values.copy()
         return twin
 
     def explain(self, question: Any, *, player: str | None = None,
@@ -1609,6 +1609,14 @@ class GameState:
         self.place_attrs, self._places_shared, column = _own_column(
             self.place_attrs, self._places_shared, name)
         return column
+
+    def _own_values(self) -> dict[str, Any]:
+        """The game values, this state's own, to write to (copied on the first write
+        after a clone, like the flat arrays)."""
+        if self._values_shared:
+            self.values = self.values.copy()
+            self._values_shared = False
+        return self.values
 
     def _own_stamps(self) -> None:
         self.stamps = self.stamps[:]
@@ -2159,7 +2167,7 @@ class GameState:
                 if name in env:
                     env[name] = value
                 elif name in self.values:
-                    self.values[name] = value
+                    self._own_values()[name] = value
                     self._stamp(0)
                 else:
                     raise RulesRuntimeError(f"'set {name}': no such variable or value",
