@@ -694,6 +694,41 @@ cdef class ClauseMachine:
                     return 1
         return 1
 
+    def filter_pieces(self, const int64_t[:] ops, params, Board board,
+                      const int64_t[:] piece_values, const int64_t[:] place_values,
+                      values=()):
+        """The indices of the pieces a condition holds for, ascending, or None.
+
+        The condition is compiled with the piece as slot 0 and ``params`` in
+        the slots after it. None when it answers ``UNKNOWN`` for any piece
+        (the interpreter would fail there, or reads what is not an integer):
+        the interpreter then evaluates the whole domain.
+        """
+        cdef int64_t slots[8]
+        cdef int64_t cells[8]
+        cdef int64_t *columns[EDGE_COLUMNS]
+        cdef Py_ssize_t i, n_slots = len(params) + 1
+        cdef int64_t answer
+        cdef list found = []
+        if n_slots > 8 or len(values) > 8 or ops.shape[0] < 2:
+            return None
+        for i in range(len(params)):
+            slots[i + 1] = params[i]
+        for i in range(len(values)):
+            cells[i] = values[i]
+        for i in range(EDGE_COLUMNS):
+            columns[i] = NULL
+        for i in range(self.n_pieces):
+            slots[0] = i
+            answer = self._run(&ops[0], ops.shape[0] // 2, slots, n_slots, board,
+                               piece_values, place_values, cells, len(values), columns,
+                               0, None)
+            if answer == UNKNOWN:
+                return None
+            if answer:
+                found.append(i)
+        return found
+
     cdef int8_t _clauses(self, const int64_t *code, const int64_t[:] layout,
                          bint static, int64_t *slots, Board board,
                          const int64_t[:] piece_values, const int64_t[:] place_values,

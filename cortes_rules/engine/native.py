@@ -28,6 +28,7 @@ from ..dsl import ir
 from . import bytecode as bc
 from .board import NONE
 from .compile import _as_iterable
+from .domains import PieceDomain
 from .fold import EdgeBindings
 from .tables import Tables, lower
 
@@ -101,6 +102,8 @@ class NativeOption:
                  where: bc.Code | None, clauses: list[tuple[bc.Code, list[bc.Code]]],
                  domain: Any) -> None:
         self.support, self.spec, self.edges, self.domain = support, spec, edges, domain
+        # The first domain listed natively, when it is a filtered list of all the pieces.
+        self.pieces = PieceDomain.build(support, spec.decl.params[0].domain)
         tables = support.tables
         kind = support.machine.space.kinds[spec.kind]
         self.values, self.program, self.layout = _lay_out(where, clauses, _static)
@@ -153,12 +156,13 @@ class NativeOption:
         interpreter must list them instead."""
         if s.drawn is not None:
             return False
-        units = self.domain(s, env)
-        indices = []
-        for unit in units:
-            if type(unit) is not Piece:
-                return False
-            indices.append(unit.index)
+        indices = self.pieces.indices(s, env) if self.pieces is not None else None
+        if indices is None:
+            indices = []
+            for unit in self.domain(s, env):
+                if type(unit) is not Piece:
+                    return False
+                indices.append(unit.index)
         native = s.native
         values = bc.value_cells(self.values, s) if self.values else ()
         return _into(out, lambda: self.support.clauses.enumerate_edges(
