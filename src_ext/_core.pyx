@@ -226,7 +226,7 @@ cdef enum:
     PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR
     PLACE_ATTR, COUNT, OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT
     AND, OR, RETURN, ADJACENT, CROSSING, IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER
-    ALL_TAG, ANY_TAG, ASK, RIVALS
+    ALL_TAG, ANY_TAG, ASK, RIVALS, DEGREE
 
 cdef enum:
     UNKNOWN = -2
@@ -238,12 +238,12 @@ cdef int64_t UNSET = INEXACT + 2
 cdef int64_t LIMIT = 1 << 61
 cdef enum:
     EDGE_COLUMNS = 4     # the edge bindings one clause may read
-    OPCODES = 35
+    OPCODES = 36
 
 # How many stack entries each opcode reads (bytecode.NEEDS).
 cdef int NEEDS[OPCODES]
 NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1,
-            2, 2, 1, 0, 0, 1, 1, 1, 0, 2]
+            2, 2, 1, 0, 0, 1, 1, 1, 0, 2, 1]
 
 
 cdef inline int64_t _numbered(object value, object wanted,
@@ -277,6 +277,7 @@ cdef class ClauseMachine:
     cdef const int8_t[:] kinds
     cdef const int64_t[:] props
     cdef const int32_t[:] neighbour_start
+    cdef const int32_t[:] shore_start
     cdef const int32_t[:] neighbours
     cdef const uint64_t[:] edge_features
     cdef const int8_t[:] regions
@@ -298,6 +299,7 @@ cdef class ClauseMachine:
             flat.extend(tables.columns[name])
         self.props = flat if len(flat) else array("q", [0])
         self.neighbour_start = tables.neighbour_start
+        self.shore_start = tables.shore_start
         self.neighbours = (tables.neighbours if len(tables.neighbours)
                            else array("i", [0]))
         self.edge_features = (tables.edge_features if len(tables.edge_features)
@@ -322,6 +324,8 @@ cdef class ClauseMachine:
             limit = self.n_props
         elif op == IN_REGION:
             limit = self.n_regions
+        elif op == DEGREE:
+            limit = 2       # bytecode.DEGREE_LISTS: neighbours, shore
         elif op == PIECE_ATTR:
             limit = n_piece_values // self.n_pieces if self.n_pieces else 0
         elif op == PLACE_ATTR:
@@ -507,6 +511,15 @@ cdef class ClauseMachine:
                 stack[top - 1] = y
             elif op == IS_NUMBER:
                 stack[top - 1] = stack[top - 1] != NOT_A_NUMBER
+            elif op == DEGREE:
+                x = stack[top - 1]
+                if not 0 <= x < self.n_places:
+                    return UNKNOWN
+                if arg == 0:
+                    y = self.neighbour_start[x + 1] - self.neighbour_start[x]
+                else:
+                    y = self.shore_start[x + 1] - self.shore_start[x]
+                stack[top - 1] = y
             elif op == IN_REGION:
                 x = stack[top - 1]
                 stack[top - 1] = (0 <= x < self.n_places

@@ -67,14 +67,16 @@ MAX_INLINE = 8
 # Opcodes; every instruction is two integers (opcode, argument).
 (PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR, PLACE_ATTR, COUNT,
  OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN, ADJACENT, CROSSING,
- IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG, ASK, RIVALS) = range(35)
+ IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG, ASK, RIVALS, DEGREE) = range(36)
 NAMES = ("PARAM", "CONST", "SIDE", "TAG", "FEATURE", "KIND", "WHERE", "PROPERTY",
          "PIECE_ATTR", "PLACE_ATTR", "COUNT", "OWNED", "OTHERS", "EQ", "NE", "LT", "LE", "GT",
          "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN", "ADJACENT", "CROSSING", "IN_REGION",
-         "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG", "ASK", "RIVALS")
+         "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG", "ASK", "RIVALS", "DEGREE")
 # How many stack entries each opcode reads (a shorter stack: malformed code, UNKNOWN).
 NEEDS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 1,
-         0, 0, 1, 1, 1, 0, 2)
+         0, 0, 1, 1, 1, 0, 2, 1)
+# DEGREE's argument: which static list of a place it counts.
+DEGREE_LISTS = ("neighbours", "shore")
 _COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
 _ARITH = {"+": ADD, "-": SUB}
 _REFS = ("piece", "place", "player")
@@ -432,7 +434,11 @@ class ClauseCompiler:
         if node.func not in ("any", "count") or node.args and node.binder is not None:
             raise Unsupported(node.func)
         if node.binder is None:
-            if node.func != "count" or len(node.args) != 1 or not self._pieces_of(node.args[0]):
+            if node.func != "count" or len(node.args) != 1:
+                raise Unsupported(node.func)
+            if self._static_list_of(node.args[0]):
+                return "int"
+            if not self._pieces_of(node.args[0]):
                 raise Unsupported(node.func)
             self.emit(COUNT)
             return "int"
@@ -494,6 +500,17 @@ class ClauseCompiler:
                     return False
                 name = argument.id
         return self.types.get(name) == "piece"
+
+    def _static_list_of(self, node: ir.Expr) -> bool:
+        """Emit the size of a place's static list (``h.neighbours``, ``h.shore``): DEGREE."""
+        if not isinstance(node, ir.Attr) or node.name not in DEGREE_LISTS \
+                or ("place", node.name) in self.derived \
+                or node.name in self.machine.compiler.place_attributes:
+            return False
+        if self.expr(node.obj) != "place":
+            raise Unsupported(f"the {node.name} of a non-place")
+        self.emit(DEGREE, DEGREE_LISTS.index(node.name))
+        return True
 
     def _pieces_of(self, node: ir.Expr) -> bool:
         """Emit the place whose pieces ``node`` lists (``h.pieces``, or a derived alias of it)."""
@@ -655,7 +672,7 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
               PIECE_ATTR: len(piece_values) // max(1, n_pieces),
               PLACE_ATTR: len(place_values) // max(1, n_places), VALUE: len(values),
               EDGE_VALUE: len(edges.columns) if edges is not None else 0,
-              PARAM: len(params)}
+              PARAM: len(params), DEGREE: len(DEGREE_LISTS)}
     while True:
         if pc >= end:
             return UNKNOWN
@@ -724,6 +741,12 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
                 stack.append(int(edge >= 0))
             else:
                 stack.append(int(edge >= 0 and tables.has(tables.edge_features, edge, arg)))
+        elif op == DEGREE:
+            place = stack.pop()
+            if not 0 <= place < n_places:
+                return UNKNOWN
+            starts = tables.neighbour_start if arg == 0 else tables.shore_start
+            stack.append(starts[place + 1] - starts[place])
         elif op == IN_REGION:
             place = stack.pop()
             # `none in group` is false, as in the interpreter.

@@ -187,9 +187,12 @@ class NativePairs:
 
     def __init__(self, support: NativeSupport, spec: Any, types: tuple[Any, Any],
                  where: bc.Code | None, clauses: list[tuple[bc.Code, list[bc.Code]]],
-                 domains: tuple[Any, Any], tests: tuple[Any, Any]) -> None:
+                 domains: tuple[Any, Any], tests: tuple[Any, Any], dependent: bool) -> None:
         self.support, self.spec, self.types = support, spec, types
-        self.domains, self.tests = domains, tests
+        self.domains, self.tests, self.dependent = domains, tests, dependent
+        # The first domain listed natively, when it is a filtered list of all the pieces.
+        self.pieces = PieceDomain.build(support, spec.decl.params[0].domain) \
+            if types[0] is Piece else None
         machine = support.machine
         kind = machine.space.kinds[spec.kind]
         self.values, self.program, self.layout = _lay_out(where, clauses, lambda code: False)
@@ -241,31 +244,41 @@ class NativePairs:
             return None     # nothing to test: the generated code lists them as fast
         first, second = decl.params
         _, read = machine.fast.purity.scan(second.domain, frozenset((first.name,)))
-        if first.name in read:
-            # A domain per first value: the generated enumerator keeps each one's
-            # candidates while what they read is unchanged, which is faster.
-            return None
         types = tuple(Place if t == "place" else Piece for _, t in params)
         test_where = machine.fast_expr(decl.where, "") if decl.where is not None else None
         return cls(support, spec, (types[0], types[1]), where, clauses,
                    (machine.fast_expr(first.domain, ""), machine.fast_expr(second.domain, "")),
-                   (test_where, tuple(tests)))
+                   (test_where, tuple(tests)), first.name in read)
 
     def run(self, s: Any, env: dict[str, Any], out: list[int], stop: bool) -> bool:
         """Append the option's candidates to ``out``; False (``out`` as it was) when the
         interpreter must list them instead."""
         if s.drawn is not None:
             return False
-        firsts = _sequence(self.domains[0](s, env))
+        indices = self.pieces.indices(s, env) if self.pieces is not None else None
+        if indices is None:
+            firsts = _sequence(self.domains[0](s, env))
+        else:
+            every = self.objects[0]
+            firsts = [every[i] for i in indices]
         if not firsts:
             return True
-        seconds = [_sequence(self.domains[1](s, env))] * len(firsts)
+        first_name, second_name = self.names
+        if self.dependent:
+            # The second domain reads the first value: one list per first value.
+            scope = dict(env)
+            domain = self.domains[1]
+            seconds = []
+            for first in firsts:
+                scope[first_name] = first
+                seconds.append(_sequence(domain(s, scope)))
+        else:
+            seconds = [_sequence(self.domains[1](s, env))] * len(firsts)
         native = s.native
         values = bc.value_cells(self.values, s) if self.values else ()
         bindings = self.spec.bindings
         where, forbids = self.tests
         first_objects, second_objects = self.objects
-        first_name, second_name = self.names
 
         def ask(a: int, b: int) -> bool:
             # The generated code's test of one pair, as ``_reference_candidates`` runs it.

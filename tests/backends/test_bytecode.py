@@ -460,3 +460,35 @@ def test_7_1_the_movement_options_clauses_that_compile():
     assert cost.edge_names == numbers
     tepeyac = next(code for _, code in codes if code.rule == "7.17")
     assert "IN_REGION" in " ".join(tepeyac.listing())
+
+
+@pytest.mark.rule("7.19")
+@pytest.mark.parametrize("listed", ["shore", "neighbours"])
+def test_7_19_the_size_of_a_places_static_list_is_one_instruction(listed):
+    # `count(to.shore)` (lake_movers, 7.19) reads the board graph's compressed
+    # rows: DEGREE, answered by both machines for every place, and UNKNOWN
+    # where the interpreter fails (the shore of none).
+    book, tables, columns, _ = _compiled("cortes", ("veteran",))
+    machine = book._machine
+    compiler = bc.ClauseCompiler(machine, tables, columns)
+    here = ir.Span("test", 1, 1, 1)
+    state = book.new_game(seed=1, setup="historical", turn_limit=10)
+    boards = _boards(state, tables)
+    piece_values, place_values = columns.values(state)
+    native = ClauseMachine(tables) if ClauseMachine is not None else None
+    for place in machine.world.places:
+        size = len(getattr(place, listed))
+        for claimed, expected in ((size, 1), (size + 1, 0)):
+            when = ir.Compare("==", ir.Call("count", (ir.Attr(ir.Name("to", here), listed, here),),
+                                            None, None, None, None, here),
+                              ir.IntLit(claimed, here), here)
+            code = compiler.compile("7.19", when, [("to", "place")])
+            assert code is not None and "DEGREE" in " ".join(code.listing())
+            for params in ([place.index], [NONE]):
+                wanted = expected if params != [NONE] else bc.UNKNOWN
+                for board in boards:
+                    assert bc.run(code, params, tables, board, piece_values,
+                                  place_values) == wanted
+                if native is not None:
+                    assert native.run(code.ops, params, boards[-1], piece_values,
+                                      place_values) == wanted

@@ -3,7 +3,7 @@
 With the compiled core, every game state carries a native state (board and
 attribute columns, engine/native.py) that must equal one built afresh from
 the interpreter's state after every action; and the options enumerated
-natively (Cortés movement) must list exactly the ids the generated
+natively (Cortés movement, lake movement, redeployment) must list exactly the ids the generated
 enumerator lists, in the same order. The whole-game agreement of the two
 backends is tests/backends/test_differential.py; these tests look at the
 two mechanisms directly, and fuzz the clause machines with malformed code.
@@ -169,6 +169,30 @@ def test_10_9_the_native_redeployment_lists_what_the_generated_enumerator_lists(
     book = _compiled("cortes", options=("veteran",))
     assert _compare_pairs(book, "redeploy", range(3), 400,
                           {"setup": "historical", "turn_limit": 10}) > 100
+
+
+@pytest.mark.rule("7.19")
+def test_7_19_the_native_lake_movement_lists_what_the_generated_enumerator_lists():
+    # sail(unit in lake_movers(side), to in sail_targets(unit)): the units are a
+    # native filter of all the pieces (engine/domains.py, a shore counted by
+    # DEGREE), the places one list per unit, each pair tested natively.
+    book = _compiled("cortes", options=("veteran",))
+    support = book._machine.native_support()
+    sail = next(o for p in book._machine.compiled_procs().values() for ins in p.code
+                if ins[0] == CHOOSE for o in ins[1].options if o.kind == "sail")
+    native = support.option(sail)
+    assert isinstance(native, NativePairs) and native.dependent and native.pieces is not None
+    assert _compare_pairs(book, "sail", range(4), 400,
+                          {"setup": "historical", "turn_limit": 10}) > 100
+
+
+@pytest.mark.rule("11.6")
+def test_11_6_the_native_cannon_porters_list_what_the_generated_enumerator_lists():
+    # carry(unit in cannons, porter in <the infantry in the cannon's hex>): one
+    # list of porters per cannon.
+    book = _compiled("cortes", options=("veteran",))
+    assert _compare_pairs(book, "carry", range(4), 400,
+                          {"setup": "historical", "turn_limit": 10}) > 50
 
 
 @pytest.mark.rule("I.1", rulebook="grands_strateges")
