@@ -1030,6 +1030,18 @@ class _RegionCompiler:
                f"else tuple({d})")
         self.w(f"{i} = 0")
         self.w(f"{size} = len({items})")
+        sweep = self.sweep_of(st)
+        if sweep is not None:
+            # Every piece, each given the same values: columns scanned, only the
+            # cells that change written (the loop below, for any other domain).
+            self.flush()
+            self.w(f"if {d} is {self.k(self.fast.ref.world.pieces)}:")
+            self.w(f"    s._sweep_pieces({self.k(sweep)})")
+            self.w(f"    if {size}: env[{st.name!r}] = {items}[-1]")
+            self.w(f"    {i} = {size}")
+            self.w(f"    n += {len(st.body) + 2} * {size} + 1")
+            self.w("else:")
+            gen.push()
         saved = self.locs
         local = st.name not in _assigned(st.body)
         if local:
@@ -1068,8 +1080,37 @@ class _RegionCompiler:
         self.count()
         self.flush()
         gen.pop()
+        if sweep is not None:
+            self.count()
+            self.flush()
+            gen.pop()
         self.w(f"env[{key!r}] = ({items}, {i})")
         self.locs = saved
+
+    def sweep_of(self, st: ir.ForEach) -> tuple[tuple[str, Any], ...] | None:
+        """``for each u in D { set u.a = c ... }`` with no filter, each value a literal or
+        ``u.place``: the (attribute, value) pairs ``GameState._sweep_pieces`` writes to
+        every piece (``_AT_PLACE`` for ``u.place``), else None."""
+        if st.where is not None or not st.body:
+            return None
+        found: list[tuple[str, Any]] = []
+        attributes = self.fast.ref.piece_attributes
+        for x in st.body:
+            if not isinstance(x, ir.SetStmt) or not isinstance(x.target, ir.Attr) \
+                    or not isinstance(x.target.obj, ir.Name) or x.target.obj.id != st.name \
+                    or x.target.name not in attributes:
+                return None
+            value = x.value
+            if isinstance(value, (ir.IntLit, ir.BoolLit, ir.StrLit)):
+                found.append((x.target.name, value.value))
+            elif isinstance(value, ir.NoneLit):
+                found.append((x.target.name, None))
+            elif isinstance(value, ir.Attr) and value.name == "place" \
+                    and isinstance(value.obj, ir.Name) and value.obj.id == st.name:
+                found.append((x.target.name, _AT_PLACE))
+            else:
+                return None
+        return tuple(found)
 
 
 def _assigned(statements: Iterable[ir.Stmt]) -> set[str]:
@@ -1120,6 +1161,15 @@ def _own_column(table: dict[str, list[Any]], owned: bool | set[str], name: str
         table[name] = table[name][:]
     return table, owned, table[name]
 
+
+class _AtPlace:
+    """A value of ``_sweep_pieces``: each piece's own place."""
+
+    def __repr__(self) -> str:
+        return "<each piece's place>"
+
+
+_AT_PLACE = _AtPlace()
 
 # What clone() marks on both states: their flat arrays are shared until written.
 _ALL_SHARED = {"_places_shared": True, "_stamps_shared": True, "_pieces_shared": True,
@@ -1655,6 +1705,21 @@ class GameState:
         if self._stamps_shared:
             self._own_stamps()
         self.stamps[index] = tick()
+
+    def _sweep_pieces(self, writes: tuple[tuple[str, Any], ...]) -> None:
+        """Give every piece these attribute values (``_AT_PLACE``: the piece's place), in
+        order, writing only the cells that change (a ``for each`` over all the pieces)."""
+        where = self.where
+        for name, value in writes:
+            column = self.piece_attrs[name]
+            if value is _AT_PLACE:
+                for index in [i for i, old in enumerate(column)
+                              if old is not where[i] and not _same(old, where[i])]:
+                    self._write_piece(name, index, where[index])
+            else:
+                for index in [i for i, old in enumerate(column)
+                              if old is not value and not _same(old, value)]:
+                    self._write_piece(name, index, value)
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
         if not _same(self.piece_attrs[name][index], value):
