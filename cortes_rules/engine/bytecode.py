@@ -11,9 +11,10 @@ bytecode over integers: pieces, places and players are their indices
   (``with from = unit.place``) by compiling their expressions where they are
   read;
 - the static tables of ``engine/tables.py`` (a piece's side, tags and
-  integer properties; a place's kind and features; whether two places are
-  adjacent and the features of the hexside between them; the map's named
-  groups of places);
+  integer properties; a place's kind and features, and how many neighbours
+  and shore links it has, ``DEGREE``; whether two places are adjacent and
+  the features of the hexside between them; the map's named groups of
+  places);
 - the ``Board`` of ``engine/board.py`` (where a piece is, how many pieces a
   place holds, how many are or are not a player's: ``any(u in h.pieces where
   u.side != s)`` becomes one count test);

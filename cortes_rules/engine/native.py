@@ -8,7 +8,10 @@ attributes as integer columns (``bytecode.Columns``). An option of the shape
 clauses and permits all compile to bytecode (``bytecode.compile_option``,
 with the bindings folded along edges by ``fold.EdgeBindings``) is then
 enumerated by ``_core.ClauseMachine.enumerate_edges``: the candidates, in the
-interpreter's order, with no Python object in the loop.
+interpreter's order, with no Python object in the loop. Options over two
+pieces or places (``NativePairs``) are tested pair by pair by
+``enumerate_pairs``; a first domain that filters all the pieces is listed
+by ``ClauseMachine.filter_pieces`` (engine/domains.py).
 
 The interpreter stays the specification: whenever a clause answers
 ``UNKNOWN`` (the interpreter's clause would fail, or reads a value that is no
@@ -174,9 +177,11 @@ class NativeOption:
 class NativePairs:
     """An option over a piece or place and another, compiled: ``run()`` lists them natively.
 
-    For ``option k(a in A, b in B) where W`` (``B`` not reading ``a``), with
-    bindings that cannot fail (``from = unit.place``): the domains are
-    evaluated by the generated code, then ``ClauseMachine.enumerate_pairs``
+    For ``option k(a in A, b in B) where W``, with bindings that cannot fail
+    (``from = unit.place``): the domains are evaluated by the generated code
+    (``B`` once per value of ``a`` when it reads ``a``, as Cortés ``sail``
+    does; ``A`` natively when it filters all the pieces, engine/domains.py),
+    then ``ClauseMachine.enumerate_pairs``
     tests ``W`` and the kind's forbid clauses, compiled partially
     (``ClauseCompiler.compile(partial=True)``), for every pair. A pair that
     reaches a part outside the bytecode (``ASK``) is decided, for that pair
