@@ -81,7 +81,8 @@ DEGREE_LISTS = ("neighbours", "shore")
 _COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
 _ARITH = {"+": ADD, "-": SUB}
 _REFS = ("piece", "place", "player")
-_EXPRESSIONS = typing.get_args(ir.Expr)
+EXPRESSIONS: tuple[type[Any], ...] = typing.get_args(ir.Expr)
+"""Every class of IR expression."""
 _COLUMN_TYPES = ("int", "bool", "piece", "place", "player")
 
 
@@ -602,7 +603,7 @@ def variables_of(program: ir.Program) -> frozenset[str]:
             found.add(node.name)
         elif isinstance(node, ir.Option):
             found.update(name for name, _ in node.bindings)
-        if isinstance(node, _EXPRESSIONS):
+        if isinstance(node, EXPRESSIONS):
             continue     # expressions bind only their own comprehension variables
         stack.extend(getattr(node, f.name) for f in attrs.fields(type(node)))
     return frozenset(found)

@@ -24,7 +24,6 @@ hands the whole domain back to the generated code. Nothing here knows a game.
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -40,7 +39,7 @@ SLOT = "$piece"
 ALL_PIECES = "pieces"
 
 _TYPES: dict[type[Any], str] = {Piece: "piece", Place: "place", Player: "player"}
-_EXPRESSIONS: tuple[type[Any], ...] = typing.get_args(ir.Expr)
+_EXPRESSIONS = bc.EXPRESSIONS   # the IR classes a walk descends into
 
 
 def substitute(node: Any, mapping: Mapping[str, ir.Expr]) -> Any:
@@ -189,7 +188,7 @@ class PieceDomain:
             return None
         condition = joined(conditions)
         read = free_names(condition) & compiler.variables
-        return cls(support, condition, tuple(sorted(read - {SLOT})))
+        return cls(support, condition, tuple(sorted(read)))
 
     def code_for(self, types: tuple[str, ...]) -> bc.Code | None:
         """The condition's bytecode with the variables of these types (None: it does
@@ -207,7 +206,7 @@ class PieceDomain:
         params = []
         types = []
         for name in self.variables:
-            value = env.get(name, _MISSING)
+            value: Any = env.get(name)
             kind = _TYPES.get(type(value))
             if kind is None:
                 return None
@@ -223,5 +222,4 @@ class PieceDomain:
         return found
 
 
-_MISSING = object()
 _NOWHERE = Span("", 0, 0, 0)

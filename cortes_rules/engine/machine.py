@@ -1709,17 +1709,12 @@ class GameState:
     def _sweep_pieces(self, writes: tuple[tuple[str, Any], ...]) -> None:
         """Give every piece these attribute values (``_AT_PLACE``: the piece's place), in
         order, writing only the cells that change (a ``for each`` over all the pieces)."""
-        where = self.where
         for name, value in writes:
             column = self.piece_attrs[name]
-            if value is _AT_PLACE:
-                for index in [i for i, old in enumerate(column)
-                              if old is not where[i] and not _same(old, where[i])]:
-                    self._write_piece(name, index, where[index])
-            else:
-                for index in [i for i, old in enumerate(column)
-                              if old is not value and not _same(old, value)]:
-                    self._write_piece(name, index, value)
+            new = self.where if value is _AT_PLACE else (value,) * len(column)
+            for index in [i for i, (old, v) in enumerate(zip(column, new, strict=True))
+                          if old is not v and not _same(old, v)]:
+                self._write_piece(name, index, new[index])
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
         if not _same(self.piece_attrs[name][index], value):
