@@ -39,7 +39,7 @@ SLOT = "$piece"
 ALL_PIECES = "pieces"
 
 _TYPES: dict[type[Any], str] = {Piece: "piece", Place: "place", Player: "player"}
-_EXPRESSIONS = bc.EXPRESSIONS   # the IR classes a walk descends into
+_EXPRESSIONS = bc.EXPRESSIONS   # the IR classes a walk goes into
 
 
 def substitute(node: Any, mapping: Mapping[str, ir.Expr]) -> Any:
