@@ -226,11 +226,13 @@ cdef enum:
     PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR
     PLACE_ATTR, COUNT, OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT
     AND, OR, RETURN, ADJACENT, CROSSING, IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER
-    ALL_TAG, ANY_TAG, ASK, RIVALS, DEGREE
+    ALL_TAG, ANY_TAG, ASK, RIVALS, DEGREE, QUANTIFY
 
 cdef enum:
     UNKNOWN = -2
     STACK = 256       # bytecode.MAX_INSTRUCTIONS: no clause pushes more
+    SLOTS = 8         # bytecode.SLOTS: parameters and comprehension variables
+    ANY_OF = 1        # bytecode.ANY_OF: QUANTIFY's mode that answers 0 or 1
 
 cdef int64_t INEXACT = -(1 << 62)    # bytecode.INEXACT: a cell that is no integer
 cdef int64_t NOT_A_NUMBER = INEXACT + 1
@@ -238,12 +240,12 @@ cdef int64_t UNSET = INEXACT + 2
 cdef int64_t LIMIT = 1 << 61
 cdef enum:
     EDGE_COLUMNS = 4     # the edge bindings one clause may read
-    OPCODES = 36
+    OPCODES = 37
 
 # How many stack entries each opcode reads (bytecode.NEEDS).
 cdef int NEEDS[OPCODES]
 NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1,
-            2, 2, 1, 0, 0, 1, 1, 1, 0, 2, 1]
+            2, 2, 1, 0, 0, 1, 1, 1, 0, 2, 1, 1]
 
 
 cdef inline int64_t _numbered(object value, object wanted,
@@ -279,6 +281,8 @@ cdef class ClauseMachine:
     cdef const int32_t[:] neighbour_start
     cdef const int32_t[:] shore_start
     cdef const int32_t[:] neighbours
+    cdef const int32_t[:] shore
+    cdef const int64_t[:] every_piece
     cdef const uint64_t[:] edge_features
     cdef const int8_t[:] regions
     cdef Py_ssize_t n_symbols
@@ -300,6 +304,8 @@ cdef class ClauseMachine:
         self.props = flat if len(flat) else array("q", [0])
         self.neighbour_start = tables.neighbour_start
         self.shore_start = tables.shore_start
+        self.shore = tables.shore if len(tables.shore) else array("i", [0])
+        self.every_piece = array("q", range(self.n_pieces))
         self.neighbours = (tables.neighbours if len(tables.neighbours)
                            else array("i", [0]))
         self.edge_features = (tables.edge_features if len(tables.edge_features)
@@ -353,15 +359,15 @@ cdef class ClauseMachine:
 
         ``values`` and ``edges`` are as for ``bytecode.run``.
         """
-        cdef int64_t slots[8]
+        cdef int64_t slots[SLOTS]
         cdef int64_t cells[8]
         cdef int64_t *columns[EDGE_COLUMNS]
         cdef int64_t[:] view
         cdef Py_ssize_t i
-        if len(params) > 8 or len(values) > 8:
+        if len(params) > SLOTS or len(values) > 8:
             return UNKNOWN
-        for i in range(len(params)):
-            slots[i] = params[i]
+        for i in range(SLOTS):
+            slots[i] = params[i] if i < len(params) else NONE
         for i in range(len(values)):
             cells[i] = values[i]
         fill = None
@@ -520,6 +526,15 @@ cdef class ClauseMachine:
                 else:
                     y = self.shore_start[x + 1] - self.shore_start[x]
                 stack[top - 1] = y
+            elif op == QUANTIFY:
+                x = stack[top - 1]
+                y = self._quantify(x, arg, ops + 2 * pc, end - pc, slots, n_slots,
+                                   board, piece_values, place_values, values, n_values,
+                                   columns, n_columns, fill)
+                if y == UNKNOWN:
+                    return UNKNOWN
+                stack[top - 1] = y
+                pc += arg % 65536
             elif op == IN_REGION:
                 x = stack[top - 1]
                 stack[top - 1] = (0 <= x < self.n_places
@@ -562,6 +577,52 @@ cdef class ClauseMachine:
                 stack[top - 1] = x
         return UNKNOWN
 
+    cdef int64_t _quantify(self, int64_t place, int64_t arg, const int64_t *body,
+                           Py_ssize_t room, int64_t *slots, Py_ssize_t n_slots,
+                           Board board, const int64_t[:] piece_values,
+                           const int64_t[:] place_values, int64_t *values,
+                           Py_ssize_t n_values, int64_t **columns, Py_ssize_t n_columns,
+                           object fill) except? -3:
+        # QUANTIFY (bytecode.quantify_arg): run the body that follows for each
+        # item of a place's list (or of every piece: domain 3), the item in its
+        # slot; how many it holds for (ANY_OF: whether any does), or UNKNOWN if
+        # it answers that for any.
+        cdef int64_t length = arg % 65536
+        cdef int64_t slot = (arg // 65536) % 16
+        cdef int64_t domain = (arg // (65536 * 16)) % 4
+        cdef int64_t mode = arg // (65536 * 64)
+        cdef int64_t found = 0, answer, item
+        cdef Py_ssize_t i, start, stop
+        cdef const int32_t[:] items
+        if arg < 0 or mode > ANY_OF or domain > 3 or slot >= SLOTS or length > room \
+                or not (domain == 3 or 0 <= place < self.n_places):
+            return UNKNOWN
+        if domain == 0 or domain == 3:
+            start, stop = 0, self.n_pieces
+        elif domain == 1:
+            items = self.neighbours
+            start, stop = self.neighbour_start[place], self.neighbour_start[place + 1]
+        else:
+            items = self.shore
+            start, stop = self.shore_start[place], self.shore_start[place + 1]
+        for i in range(start, stop):
+            if domain == 0 or domain == 3:
+                if domain == 0 and board.where_[i] != place:
+                    continue
+                item = i
+            else:
+                item = items[i]
+            slots[slot] = item
+            answer = self._run(body, length, slots, max(n_slots, slot + 1), board,
+                               piece_values, place_values, values, n_values, columns,
+                               n_columns, fill)
+            if answer == UNKNOWN:
+                return UNKNOWN
+            found += answer != 0
+        if mode == ANY_OF:
+            return found > 0
+        return found
+
     def enumerate_edges(self, units, Board board, const int64_t[:] piece_values,
                         const int64_t[:] place_values, values, edges,
                         const int64_t[:] program, const int64_t[:] layout,
@@ -588,7 +649,7 @@ cdef class ClauseMachine:
         to ``out``. Returns 1, or 0 as soon as anything answers ``UNKNOWN``
         (the caller then lets the interpreter list them).
         """
-        cdef int64_t slots[2]
+        cdef int64_t slots[SLOTS]
         cdef int64_t cells[8]
         cdef int64_t *columns[EDGE_COLUMNS]
         cdef int64_t[:] view
@@ -601,6 +662,8 @@ cdef class ClauseMachine:
             return 0
         for i in range(n_values):
             cells[i] = values[i]
+        for i in range(SLOTS):
+            slots[i] = NONE
         n_columns = len(edges.columns)
         for i in range(EDGE_COLUMNS):
             columns[i] = NULL
@@ -672,7 +735,7 @@ cdef class ClauseMachine:
         Returns 1, or 0 when a value is of another type or has no position in
         the action's numbering (the interpreter lists them instead).
         """
-        cdef int64_t slots[2]
+        cdef int64_t slots[SLOTS]
         cdef int64_t cells[8]
         cdef int64_t *columns[EDGE_COLUMNS]
         cdef const int64_t *code = &program[0]
@@ -683,6 +746,8 @@ cdef class ClauseMachine:
             return 0
         for i in range(n_values):
             cells[i] = values[i]
+        for i in range(SLOTS):
+            slots[i] = NONE
         for i in range(EDGE_COLUMNS):
             columns[i] = NULL
         for i in range(len(firsts)):
@@ -717,22 +782,30 @@ cdef class ClauseMachine:
         (the interpreter would fail there, or reads what is not an integer):
         the interpreter then evaluates the whole domain.
         """
-        cdef int64_t slots[8]
+        return self.filter_items(ops, params, self.every_piece, board, piece_values,
+                                 place_values, values)
+
+    def filter_items(self, const int64_t[:] ops, params, const int64_t[:] items,
+                     Board board, const int64_t[:] piece_values,
+                     const int64_t[:] place_values, values=()):
+        """The positions in ``items`` (piece or place indices) of those a condition
+        holds for, ascending, or None: ``filter_pieces`` over given items."""
+        cdef int64_t slots[SLOTS]
         cdef int64_t cells[8]
         cdef int64_t *columns[EDGE_COLUMNS]
         cdef Py_ssize_t i, n_slots = len(params) + 1
         cdef int64_t answer
         cdef list found = []
-        if n_slots > 8 or len(values) > 8 or ops.shape[0] < 2:
+        if n_slots > SLOTS or len(values) > 8 or ops.shape[0] < 2:
             return None
-        for i in range(len(params)):
-            slots[i + 1] = params[i]
+        for i in range(1, SLOTS):
+            slots[i] = params[i - 1] if i < n_slots else NONE
         for i in range(len(values)):
             cells[i] = values[i]
         for i in range(EDGE_COLUMNS):
             columns[i] = NULL
-        for i in range(self.n_pieces):
-            slots[0] = i
+        for i in range(items.shape[0]):
+            slots[0] = items[i]
             answer = self._run(&ops[0], ops.shape[0] // 2, slots, n_slots, board,
                                piece_values, place_values, cells, len(values), columns,
                                0, None)

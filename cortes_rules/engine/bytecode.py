@@ -68,16 +68,38 @@ MAX_INLINE = 8
 # Opcodes; every instruction is two integers (opcode, argument).
 (PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR, PLACE_ATTR, COUNT,
  OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN, ADJACENT, CROSSING,
- IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG, ASK, RIVALS, DEGREE) = range(36)
+ IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG, ASK, RIVALS, DEGREE,
+ QUANTIFY) = range(37)
 NAMES = ("PARAM", "CONST", "SIDE", "TAG", "FEATURE", "KIND", "WHERE", "PROPERTY",
          "PIECE_ATTR", "PLACE_ATTR", "COUNT", "OWNED", "OTHERS", "EQ", "NE", "LT", "LE", "GT",
          "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN", "ADJACENT", "CROSSING", "IN_REGION",
-         "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG", "ASK", "RIVALS", "DEGREE")
+         "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG", "ASK", "RIVALS", "DEGREE",
+         "QUANTIFY")
 # How many stack entries each opcode reads (a shorter stack: malformed code, UNKNOWN).
 NEEDS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 1,
-         0, 0, 1, 1, 1, 0, 2, 1)
+         0, 0, 1, 1, 1, 0, 2, 1, 1)
 # DEGREE's argument: which static list of a place it counts.
 DEGREE_LISTS = ("neighbours", "shore")
+SLOTS = 8
+"""Parameters and comprehension variables a clause may read (``PARAM``'s slots)."""
+# QUANTIFY: the lists of a place it goes through, and what it gives.
+QUANTIFIED = ("pieces", *DEGREE_LISTS, "all pieces")
+"""A place's pieces, neighbours, shore; or every piece of the game (the place is ignored)."""
+COUNT_OF, ANY_OF = 0, 1
+
+
+def quantify_arg(mode: int, domain: int, held_in: int, length: int) -> int:
+    """QUANTIFY's argument: ``mode`` (``COUNT_OF``, ``ANY_OF``), ``domain`` (an index of
+    ``QUANTIFIED``), the slot its variable is ``held_in``, and the ``length`` of its
+    body."""
+    return ((mode * 4 + domain) * 16 + held_in) * 65536 + length
+
+
+def quantify_parts(arg: int) -> tuple[int, int, int, int]:
+    """``quantify_arg()``'s parts: mode, domain, slot, length."""
+    length, rest = arg % 65536, arg // 65536
+    held_in, rest = rest % 16, rest // 16
+    return rest // 4, rest % 4, held_in, length
 _COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
 _ARITH = {"+": ADD, "-": SUB}
 _REFS = ("piece", "place", "player")
@@ -179,6 +201,9 @@ class ClauseCompiler:
         self.value_types = {v.name: v.type for v in machine.program.of(ir.ValueDecl)}
         self.functions = {f.name: f for f in machine.program.of(ir.FunctionDecl)}
         self.frames: list[dict[str, ir.Expr]] = []
+        self.binders: list[tuple[str, int, str, int]] = []
+        """The comprehension variables in scope: name, slot, type, and the depth of
+        ``frames`` at which they are read."""
         self.partial = False
 
     def compile(self, rule: str, when: ir.Expr, params: Sequence[tuple[str, str]],
@@ -206,6 +231,7 @@ class ClauseCompiler:
         self.value_slots: dict[str, tuple[int, str]] = {}
         self.active = set()
         self.frames = []
+        self.binders = []
         self.partial = partial
         self.ops: list[int] = []
         try:
@@ -248,6 +274,10 @@ class ClauseCompiler:
 
     def _Name(self, node: ir.Name) -> str:
         name = node.id
+        for binder, held_in, binder_kind, depth in reversed(self.binders):
+            if binder == name and depth == len(self.frames):
+                self.emit(PARAM, held_in)   # a comprehension's variable
+                return binder_kind
         for depth in range(len(self.frames) - 1, -1, -1):
             argument = self.frames[depth].get(name)
             if argument is not None:
@@ -440,11 +470,28 @@ class ClauseCompiler:
                 raise Unsupported(node.func)
             if self._static_list_of(node.args[0]):
                 return "int"
-            if not self._pieces_of(node.args[0]):
-                raise Unsupported(node.func)
-            self.emit(COUNT)
+            if self._pieces_of(node.args[0]):
+                self.emit(COUNT)
+                return "int"
+            self._listed(node.args[0])
             return "int"
-        if node.domain is None or node.element is not None or not self._pieces_of(node.domain):
+        if node.domain is None or node.element is not None:
+            raise Unsupported(node.func)
+        mark, values = len(self.ops), dict(self.value_slots)
+        try:
+            return self._counted(node)
+        except Unsupported:
+            del self.ops[mark:]
+            self.value_slots = values
+        self._quantify(ANY_OF if node.func == "any" else COUNT_OF, node.binder, node.domain,
+                       node.where)
+        return "bool" if node.func == "any" else "int"
+
+    def _counted(self, node: ir.Call) -> str:
+        """``any``/``count`` over a place's pieces as one board test (a count, the pieces'
+        tags, their owners)."""
+        assert node.binder is not None and node.domain is not None
+        if not self._pieces_of(node.domain):
             raise Unsupported(node.func)
         where = node.where
         tag = _tag_test(where, node.binder) if node.func == "any" else None
@@ -463,7 +510,85 @@ class ClauseCompiler:
             return "bool"
         return "int"
 
-    def _inline(self, function: ir.FunctionDecl, args: Sequence[ir.Expr]) -> str:
+    def _listed(self, node: ir.Expr) -> None:
+        """Emit the size of ``list(x for x in D where C)`` (``node`` may be a call of a
+        function returning one): a ``COUNT_OF`` quantifier."""
+        if not isinstance(node, ir.Call):
+            raise Unsupported("a count of this list")
+        function = self.functions.get(node.func)
+        if function is not None and node.binder is None:
+            self._inline(function, node.args, self._listed)
+            return
+        if node.func != "list" or node.args or node.binder is None or node.domain is None \
+                or not isinstance(node.element, ir.Name) or node.element.id != node.binder:
+            raise Unsupported("a count of this list")
+        self._quantify(COUNT_OF, node.binder, node.domain, node.where)
+
+    def _quantify(self, mode: int, binder: str, domain: ir.Expr, where: ir.Expr | None
+                  ) -> None:
+        """Emit a ``QUANTIFY`` over a place's pieces, neighbours or shore, its body the
+        condition ``where`` with ``binder`` in the next free slot."""
+        listed, kind, filters = self._quantified(domain)
+        held_in = len(self.slots) + len(self.binders)
+        if held_in >= SLOTS:
+            raise Unsupported("too many variables")
+        outer, partial = self.ops, self.partial
+        self.ops, self.partial = [], False      # the body compiles whole, or not at all
+        self.binders.append((binder, held_in, kind, len(self.frames)))
+        if filters:
+            self.binders.append((filters[0], held_in, kind, len(self.frames)))
+        try:
+            terms = [*filters[1:], *([where] if where is not None else [])]
+            if not terms:
+                self.emit(CONST, 1)
+            else:
+                self._term(terms[0] if len(terms) == 1 else _joined(terms))
+            self.emit(RETURN)
+            body = self.ops
+        finally:
+            self.ops, self.partial = outer, partial
+            del self.binders[-1 - bool(filters):]
+        if len(body) // 2 >= MAX_INSTRUCTIONS:
+            raise Unsupported("a long condition")
+        self.emit(QUANTIFY, quantify_arg(mode, listed, held_in, len(body) // 2))
+        self.ops += body
+
+    def _quantified(self, node: ir.Expr) -> tuple[int, str, list[Any]]:
+        """Emit the place whose list ``node`` is; returns the list (an index of
+        ``QUANTIFIED``), the type of its items, and for a filtered list of every piece
+        (``domains.flatten``) the name its filters read the piece as, then the filters."""
+        if self._pieces_of(node):
+            return 0, "piece", []
+        # Imported here: domains.py builds on this module.
+        from .domains import ALL_PIECES, SLOT, flatten
+        if not self.frames and not self.binders and ALL_PIECES not in self.variables \
+                and ALL_PIECES not in self.types:
+            # Read in the clause's own scope: the filters' names are its names.
+            filters = flatten(node, self.functions)
+            if filters is not None:
+                self.emit(CONST, NONE)
+                return QUANTIFIED.index("all pieces"), "piece", [SLOT, *filters]
+        self._static_list(node, "a comprehension over this domain")
+        name = node.func if isinstance(node, ir.Call) else typing.cast(ir.Attr, node).name
+        return QUANTIFIED.index(name), "place", []
+
+    def _static_list(self, node: ir.Expr, refusal: str) -> None:
+        """Emit the place whose static list ``node`` is: ``neighbours(h)`` (the built-in
+        function) or ``h.shore``; else Unsupported(``refusal``)."""
+        if isinstance(node, ir.Call) and node.func == "neighbours" and node.binder is None \
+                and len(node.args) == 1 and node.func not in self.functions:
+            place = node.args[0]
+        elif isinstance(node, ir.Attr) and node.name in DEGREE_LISTS \
+                and ("place", node.name) not in self.derived \
+                and node.name not in self.machine.compiler.place_attributes:
+            place = node.obj
+        else:
+            raise Unsupported(refusal)
+        if self.expr(place) != "place":
+            raise Unsupported("the static list of a non-place")
+
+    def _inline(self, function: ir.FunctionDecl, args: Sequence[ir.Expr],
+                emit: Any = None) -> str:
         """Emit a function's body with its parameters read as ``args``.
 
         The interpreter evaluates every argument before the body, even one the
@@ -480,6 +605,9 @@ class ClauseCompiler:
             del self.ops[mark:]
         self.frames.append(dict(zip(function.params, args, strict=True)))
         try:
+            if emit is not None:
+                emit(function.body)
+                return "int"
             return self.expr(function.body)
         finally:
             self.frames.pop()
@@ -504,14 +632,17 @@ class ClauseCompiler:
         return self.types.get(name) == "piece"
 
     def _static_list_of(self, node: ir.Expr) -> bool:
-        """Emit the size of a place's static list (``h.neighbours``, ``h.shore``): DEGREE."""
-        if not isinstance(node, ir.Attr) or node.name not in DEGREE_LISTS \
-                or ("place", node.name) in self.derived \
-                or node.name in self.machine.compiler.place_attributes:
+        """Emit the size of a place's static list (``neighbours(h)``, ``h.shore``): DEGREE."""
+        mark = len(self.ops)
+        try:
+            self._static_list(node, "")
+        except Unsupported as refusal:
+            if str(refusal):
+                raise
+            del self.ops[mark:]
             return False
-        if self.expr(node.obj) != "place":
-            raise Unsupported(f"the {node.name} of a non-place")
-        self.emit(DEGREE, DEGREE_LISTS.index(node.name))
+        name = node.func if isinstance(node, ir.Call) else typing.cast(ir.Attr, node).name
+        self.emit(DEGREE, DEGREE_LISTS.index(name))
         return True
 
     def _pieces_of(self, node: ir.Expr) -> bool:
@@ -553,6 +684,14 @@ class ClauseCompiler:
         if self.expr(other) != "player":
             raise Unsupported("a side compared with a non-player")
         return where.op
+
+
+def _joined(terms: Sequence[ir.Expr]) -> ir.Expr:
+    """The terms joined by ``and``, left to right."""
+    result = terms[0]
+    for term in terms[1:]:
+        result = ir.BoolOp("and", result, term, term.span)
+    return result
 
 
 def _is_side_of(node: ir.Expr, binder: str) -> bool:
@@ -662,7 +801,14 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
     ``values`` the game values ``code.values`` names, as integers
     (``value_cells()``); ``edges`` the columns of ``code.edge_names``.
     """
-    ops = code.ops
+    return _execute(code.ops, params, tables, board, piece_values, place_values, values,
+                    edges)
+
+
+def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: Any,
+             piece_values: Sequence[int], place_values: Sequence[int],
+             values: Sequence[int], edges: EdgeColumns | None) -> int:
+    """``run()`` on instructions ``ops`` (a whole clause, or a ``QUANTIFY``'s body)."""
     stack: list[int] = []
     pc = 0
     n_pieces, n_places = tables.n_pieces, tables.n_places
@@ -785,6 +931,30 @@ def run(code: Code, params: Sequence[int], tables: Tables, board: Any,
             stack.append(int(all(tagged) if op == ALL_TAG else any(tagged)))
         elif op == IS_NUMBER:
             stack.append(int(stack.pop() != NOT_A_NUMBER))
+        elif op == QUANTIFY:
+            place = stack.pop()
+            mode, domain, held_in, length = quantify_parts(arg)
+            every = domain == QUANTIFIED.index("all pieces")
+            if arg < 0 or not (every or 0 <= place < n_places) or mode > ANY_OF \
+                    or domain >= len(QUANTIFIED) or held_in >= SLOTS or pc + length > end:
+                return UNKNOWN
+            body = ops[2 * pc:2 * (pc + length)]
+            pc += length
+            inner = list(params) + [NONE] * (held_in + 1 - len(params))
+            found = 0
+            # Every item, in no particular order: an item the interpreter would
+            # fail on makes the answer UNKNOWN, whichever items come first.
+            for item in (range(n_pieces) if every else
+                         board.occupants(place) if domain == 0 else
+                         tables.neighbours_of(place) if domain == 1 else
+                         tables.shore_of(place)):
+                inner[held_in] = item
+                answer = _execute(body, inner, tables, board, piece_values, place_values,
+                                  values, edges)
+                if answer == UNKNOWN:
+                    return UNKNOWN
+                found += answer != 0
+            stack.append(int(found > 0) if mode == ANY_OF else found)
         elif op == NOT:
             stack.append(1 - stack.pop())
         elif op in (AND, OR):

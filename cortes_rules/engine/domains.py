@@ -38,7 +38,8 @@ SLOT = "$piece"
 """The name the joined condition gives the piece tested (no rulebook name has a ``$``)."""
 ALL_PIECES = "pieces"
 
-_TYPES: dict[type[Any], str] = {Piece: "piece", Place: "place", Player: "player"}
+TYPES: dict[type[Any], str] = {Piece: "piece", Place: "place", Player: "player"}
+"""The clause machine's type of a variable's value, by its class (pieces, places, players)."""
 _EXPRESSIONS = bc.EXPRESSIONS   # the IR classes a walk goes into
 
 
@@ -160,14 +161,27 @@ def filter_pieces(code: bc.Code, params: Sequence[int], tables: Any, board: Any,
 
     The specification of ``_core.ClauseMachine.filter_pieces``.
     """
+    return filter_items(code, params, range(tables.n_pieces), tables, board, piece_values,
+                        place_values, values)
+
+
+def filter_items(code: bc.Code, params: Sequence[int], items: Sequence[int], tables: Any,
+                 board: Any, piece_values: Sequence[int], place_values: Sequence[int],
+                 values: Sequence[int] = ()) -> list[int] | None:
+    """The positions in ``items`` (piece or place indices) of those ``code`` holds for
+    (the item in slot 0, ``params`` after it), ascending; None when it answers
+    ``UNKNOWN`` for any.
+
+    The specification of ``_core.ClauseMachine.filter_items``.
+    """
     found = []
-    for index in range(tables.n_pieces):
+    for position, index in enumerate(items):
         answer = bc.run(code, (index, *params), tables, board, piece_values, place_values,
                         values)
         if answer == bc.UNKNOWN:
             return None
         if answer:
-            found.append(index)
+            found.append(position)
     return found
 
 
@@ -207,7 +221,7 @@ class PieceDomain:
         types = []
         for name in self.variables:
             value: Any = env.get(name)
-            kind = _TYPES.get(type(value))
+            kind = TYPES.get(type(value))
             if kind is None:
                 return None
             types.append(kind)

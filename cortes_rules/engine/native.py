@@ -36,8 +36,8 @@ from .fold import EdgeBindings
 from .tables import Tables, lower
 
 
-_MOVING = frozenset({bc.PIECE_ATTR, bc.PLACE_ATTR, bc.COUNT, bc.OWNED, bc.OTHERS, bc.VALUE,
-                     bc.ALL_TAG, bc.ANY_TAG})
+_MOVING = frozenset({bc.PIECE_ATTR, bc.PLACE_ATTR, bc.COUNT, bc.OWNED, bc.OTHERS, bc.RIVALS,
+                     bc.VALUE, bc.ALL_TAG, bc.ANY_TAG, bc.QUANTIFY})
 
 
 def _static(code: bc.Code) -> bool:

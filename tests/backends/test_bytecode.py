@@ -13,6 +13,7 @@ reference machine and on the native one.
 from __future__ import annotations
 
 import functools
+from array import array
 import random
 from fractions import Fraction
 from pathlib import Path
@@ -492,3 +493,110 @@ def test_7_19_the_size_of_a_places_static_list_is_one_instruction(listed):
                 if native is not None:
                     assert native.run(code.ops, params, boards[-1], piece_values,
                                       place_values) == wanted
+
+
+def _every_move_on_both(book, tables, columns, code, position, setup) -> set[int]:
+    """``_every_move`` at the fixture's ``setup``, on the reference machine and the native
+    one (the same answers), against the interpreter's clause."""
+    machine = book._machine
+    state = book.new_game(seed=1, setup=setup)
+    cond = machine.forbids["move"][position][1]
+    boards = _boards(state, tables)
+    piece_values, place_values = columns.values(state)
+    native = ClauseMachine(tables) if ClauseMachine is not None else None
+    answers = set()
+    for unit in machine.world.pieces:
+        for place in machine.world.hexes:
+            params = [unit.index, place.index]
+            got = bc.run(code, params, tables, boards[0], piece_values, place_values)
+            answers.add(got)
+            assert got == _interpreter(cond, state, {"unit": unit, "to": place})
+            if native is not None:
+                assert native.run(code.ops, params, boards[-1], piece_values,
+                                  place_values) == got
+    return answers
+
+
+QUANTIFIED_CLAUSES = (
+    "  function engaged(h, s) = any(n in neighbours(h) where any(e in n.pieces where "
+    "e.side != s and not e.attacked))\n"
+    "  forbid move when engaged(to, unit.side) and unit.spent > 0\n"
+    "  function crowded(h) = list(n for n in neighbours(h) where count(n.pieces) > 0)\n"
+    "  forbid move when count(crowded(to)) >= 2\n"
+    "  forbid move when count(u in to.pieces where u.side == unit.side and u.spent > 1) > 0\n"
+)
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+@pytest.mark.parametrize("setup", ["standard", "contact", "cornered"])
+def test_3_3_comprehensions_over_a_places_lists_run_natively(tmp_path, setup):
+    # `any`, `count` and `count(list(...))` over a hex's neighbours or pieces,
+    # with any condition the machine runs: QUANTIFY, its body the condition
+    # with the item in the next slot (nested: two slots), answered as the
+    # interpreter answers for every unit and hex.
+    book, tables, columns, compiler = _zoc_with(tmp_path, QUANTIFIED_CLAUSES)
+    machine = book._machine
+    found = {rule_text: (i, decl) for i, (_, _, _, decl) in
+             enumerate(machine.forbids["move"])
+             for rule_text in [render(decl.when)]
+             if any(word in rule_text for word in ("engaged", "crowded", "spent > 1"))}
+    assert len(found) == 3
+    for text, (position, decl) in found.items():
+        code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
+        assert code is not None, text
+        names = [line.split()[1] for line in code.listing()]
+        assert "QUANTIFY" in names and "ASK" not in names
+        if "engaged" in text:
+            assert names.count("QUANTIFY") == 2     # nested
+            # The inner body reads the outer item (slot 2) and its own (slot 3).
+            assert {2, 3} <= {code.ops[i + 1] for i in range(0, len(code.ops), 2)
+                              if code.ops[i] == bc.PARAM}
+        answers = _every_move_on_both(book, tables, columns, code, position, setup)
+        assert bc.UNKNOWN not in answers
+        if setup == "contact" and "spent" not in text:
+            assert answers == {0, 1}, text
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+def test_3_3_a_comprehension_the_machine_cannot_run_whole_is_asked(tmp_path):
+    # A condition outside the subset inside the comprehension: the whole term
+    # is ASK (the body is never partial), the rest of the clause still runs.
+    book, tables, columns, compiler = _zoc_with(
+        tmp_path, "  forbid move when to has town or any(n in neighbours(to) where "
+                  "zoc(n, unit.side))\n")
+    decl = next(decl for _, _, _, decl in book._machine.forbids["move"]
+                if "town or any" in render(decl.when))
+    code = compiler.compile("3.3", decl.when, MOVE_PARAMS, partial=True)
+    assert code is not None
+    assert [line.split()[1] for line in code.listing()] == \
+        ["PARAM", "FEATURE", "OR", "ASK", "RETURN"]
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+def test_3_3_a_malformed_quantifier_answers_unknown_on_both_machines(tmp_path):
+    book, tables, columns, compiler = _zoc_with(tmp_path, QUANTIFIED_CLAUSES)
+    decl = next(decl for _, _, _, decl in book._machine.forbids["move"]
+                if "crowded" in render(decl.when))
+    code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
+    at = next(i for i in range(0, len(code.ops), 2) if code.ops[i] == bc.QUANTIFY)
+    mode, domain, slot, length = bc.quantify_parts(code.ops[at + 1])
+    assert (mode, bc.QUANTIFIED[domain], slot) == (bc.COUNT_OF, "neighbours", 2)
+    state = book.new_game(seed=1, setup="contact")
+    boards = _boards(state, tables)
+    values = columns.values(state)
+    native = ClauseMachine(tables) if ClauseMachine is not None else None
+    broken = [bc.quantify_arg(mode, domain, slot, length + 50),    # past the end
+              bc.quantify_arg(2, domain, slot, length),            # no such mode
+              bc.quantify_arg(mode, domain, bc.SLOTS, length),     # no such slot
+              -1]
+    for arg in broken:
+        ops = array("q", code.ops)
+        ops[at + 1] = arg
+        bad = bc.Code(code.rule, code.params, ops)
+        for params in ([0, 0], [0, NONE]):
+            assert bc.run(bad, params, tables, boards[0], *values) == bc.UNKNOWN
+            if native is not None:
+                assert native.run(ops, params, boards[-1], *values) == bc.UNKNOWN
+    # The shore or neighbours of none: UNKNOWN, as the interpreter fails.
+    for params in ([0, NONE],):
+        assert bc.run(code, params, tables, boards[0], *values) == bc.UNKNOWN
