@@ -506,6 +506,34 @@ class Machine:
             generated(s, env, out, stop)
         return enumerate_natively
 
+    def native_condition(self, node: ir.Expr, generated: Fn) -> Fn:
+        """``generated``, or on the compiled backend first the clause machine's answer
+        where the expression has a comprehension (``native.native_condition``)."""
+        if self.backend.name != "compiled" or not hasattr(self.backend.rng, "ClauseMachine"):
+            return generated
+        from .native import native_condition, quantifies
+
+        boolean = isinstance(node, (ir.Not, ir.BoolOp, ir.Compare)) or (
+            isinstance(node, ir.Call) and node.func == "any")
+        if not boolean or not quantifies(node):
+            return generated
+        fn: Fn = native_condition(self, node, generated)
+        return fn
+
+    def item_scan(self, st: ir.ForEach) -> Any:
+        """For a filtered ``for each`` whose body only sets attributes of the loop
+        variable, on the compiled backend: ``native.item_scan`` (the items its filter
+        holds for, found at once); else None."""
+        if self.backend.name != "compiled" or not hasattr(self.backend.rng, "ClauseMachine") \
+                or st.where is None or not st.body or not all(
+                    isinstance(x, ir.SetStmt) and isinstance(x.target, ir.Attr)
+                    and isinstance(x.target.obj, ir.Name) and x.target.obj.id == st.name
+                    for x in st.body):
+            return None
+        from .native import item_scan
+
+        return item_scan(self, st.name, st.where)
+
     def fast_expr(self, node: ir.Expr, rule: str) -> Fn:
         """An expression as generated code, with the reference's function to fall back on."""
         return self.fast.root(node, self.compiler.expr(node, rule))
@@ -590,7 +618,7 @@ class _ProcCompiler:
 
     def x(self, node: ir.Expr) -> Fn:
         ref = self.m.compiler.expr(node, self.proc.rule)
-        return self.m.fast.root(node, ref)
+        return self.m.native_condition(node, self.m.fast.root(node, ref))
 
     def body(self, statements: Iterable[ir.Stmt]) -> None:
         self.block(statements)
@@ -1042,6 +1070,17 @@ class _RegionCompiler:
             self.w(f"    n += {len(st.body) + 2} * {size} + 1")
             self.w("else:")
             gen.push()
+        scan = self.owner.m.item_scan(st) if sweep is None else None
+        if scan is not None:
+            # The items the filter holds for, found at once (the loop still tests
+            # each); afterwards the loop's variable and position are as if it had
+            # gone through every item.
+            every, matched = self.fast.fresh("every"), self.fast.fresh("matched")
+            self.w(f"{every} = {items}")
+            self.w(f"{matched} = {self.k(scan)}(s, env, {items})")
+            self.w(f"if {matched} is not None:")
+            self.w(f"    {items} = {matched}")
+            self.w(f"    {size} = len({items})")
         saved = self.locs
         local = st.name not in _assigned(st.body)
         if local:
@@ -1084,6 +1123,11 @@ class _RegionCompiler:
             self.count()
             self.flush()
             gen.pop()
+        if scan is not None:
+            self.w(f"if {matched} is not None:")
+            self.w(f"    if {every}: env[{st.name!r}] = {every}[-1]")
+            self.w(f"    {items} = {every}")
+            self.w(f"    {i} = len({every})")
         self.w(f"env[{key!r}] = ({items}, {i})")
         self.locs = saved
 

@@ -26,12 +26,14 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+import attrs
+
 from ..core.world import Piece, Place
 from ..dsl import ir
 from . import bytecode as bc
 from .board import NONE
 from .compile import _as_iterable
-from .domains import PieceDomain
+from .domains import TYPES, PieceDomain, free_names
 from .fold import EdgeBindings
 from .tables import Tables, lower
 
@@ -372,3 +374,138 @@ def _positions(kind: Any, param: int, wanted: Any, size: int) -> array[int]:
         if type(value) is wanted:
             found[value.index] = pos
     return found
+
+
+def quantifies(node: ir.Expr) -> bool:
+    """Whether an expression holds a comprehension that counts or tests items (``any``,
+    ``count``, ``list``): one the clause machine may answer faster than generated code."""
+    stack: list[Any] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, tuple):
+            stack.extend(current)
+        elif isinstance(current, bc.EXPRESSIONS):
+            if isinstance(current, ir.Call) and current.binder is not None \
+                    and current.func in ("any", "count", "list"):
+                return True
+            stack.extend(getattr(current, f.name) for f in attrs.fields(type(current)))
+    return False
+
+
+
+
+def native_condition(machine: Any, node: ir.Expr, generated: Any) -> Any:
+    """A procedure's boolean expression answered by the clause machine, else by
+    ``generated`` (its generated code, which also runs while rules are traced).
+
+    It compiles, on first use, with the procedure variables it reads as parameters
+    of the types they then hold (pieces, places, players); a variable of another
+    type, an expression that does not compile whole, or ``UNKNOWN`` leaves the
+    answer to ``generated``. Nothing here knows a game.
+    """
+    compiler_of = machine.native_support
+    read: list[tuple[str, ...]] = []
+    codes: dict[tuple[str, ...], bc.Code | None] = {}
+
+    def condition(s: Any, env: Any) -> Any:
+        if s.drawn is not None:
+            return generated(s, env)
+        support = compiler_of()
+        if support is None:
+            return generated(s, env)
+        if not read:
+            read.append(tuple(sorted(free_names(node) & support.compiler.variables)))
+        code, params = _compiled_for(support, node, None, read[0], env, codes)
+        if code is None:
+            return generated(s, env)
+        if s.native is None:
+            s._native_rebuild()
+        native = s.native
+        values = bc.value_cells(code.values, s) if code.values else ()
+        answer = support.clauses.run(code.ops, params, native.board, native.pieces,
+                                     native.places, values)
+        if answer == bc.UNKNOWN:
+            return generated(s, env)
+        return answer == 1
+    return condition
+
+
+_UNCOMPILED: Any = object()
+
+
+def _compiled_for(support: Any, node: ir.Expr, first: tuple[str, str] | None,
+                  read: tuple[str, ...], env: Any, codes: dict[Any, Any]
+                  ) -> tuple[bc.Code | None, list[int]]:
+    """``node`` compiled with ``first`` (a name and type) in slot 0, if given, and the
+    variables ``read`` after it, typed by the values ``env`` holds (cached in
+    ``codes``); with those values' indices. No code when a variable holds no piece,
+    place or player, or the expression does not compile."""
+    params = []
+    types = []
+    for name in read:
+        value = env.get(name)
+        kind = TYPES.get(type(value))
+        if kind is None:
+            return None, []
+        types.append(kind)
+        params.append(value.index)
+    key = tuple(types)
+    code = codes.get(key, _UNCOMPILED)
+    if code is _UNCOMPILED:
+        head = [first] if first is not None else []
+        code = codes[key] = support.compiler.compile(
+            "", node, head + list(zip(read, key, strict=True)))
+    return code, params
+
+
+def item_scan(machine: Any, name: str, where: ir.Expr) -> Any:
+    """For ``for each name in D where C`` whose body writes only the loop variable's
+    attributes: ``scan(s, env, items)``, the items ``C`` holds for, found by the
+    clause machine, or None (the loop then tests each item itself).
+
+    Each item's test reads only its own attributes (checked on the bytecode),
+    and the body writes only its item's: so testing every item first finds what
+    testing each in turn would.
+    """
+    read: list[tuple[str, ...]] = []
+    codes: dict[Any, Any] = {}
+    indices: list[Any] = [None, None, None]    # the last items seen, their indices, type
+
+    def scan(s: Any, env: Any, items: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        if s.drawn is not None or not items:
+            return None
+        support = machine.native_support()
+        if support is None:
+            return None
+        if indices[0] is not items:
+            kinds = {TYPES.get(type(item)) for item in items}
+            kind = kinds.pop() if len(kinds) == 1 else None
+            indices[:] = [items, array("q", [item.index for item in items])
+                          if kind in ("piece", "place") else None, kind]
+        if indices[1] is None:
+            return None
+        if not read:
+            read.append(tuple(sorted(free_names(where) & support.compiler.variables
+                                     - {name})))
+        code, params = _compiled_for(support, where, (name, indices[2]), read[0], env,
+                                     codes.setdefault(indices[2], {}))
+        if code is None or not _own_attributes(code):
+            return None
+        if s.native is None:
+            s._native_rebuild()
+        native = s.native
+        values = bc.value_cells(code.values, s) if code.values else ()
+        found = support.clauses.filter_items(code.ops, params, indices[1], native.board,
+                                             native.pieces, native.places, values)
+        return None if found is None else tuple(items[i] for i in found)
+    return scan
+
+
+def _own_attributes(code: bc.Code) -> bool:
+    """Whether a clause reads attributes of its slot 0 only (``PARAM 0`` just before)."""
+    ops = code.ops
+    for i in range(0, len(ops), 2):
+        if ops[i] in (bc.PIECE_ATTR, bc.PLACE_ATTR) and (
+                i < 2 or (ops[i - 2], ops[i - 1]) != (bc.PARAM, 0)):
+            return False
+    return True

@@ -18,9 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cortes_rules
+from cortes_rules.dsl import ir
+from cortes_rules.dsl.render import expr as render
 from cortes_rules.engine import bytecode as bc
+from cortes_rules.engine.domains import free_names
 from cortes_rules.engine.machine import CHOOSE, SEALED
-from cortes_rules.engine.native import NativePairs
+from cortes_rules.engine.native import NativePairs, native_condition, quantifies
 from differential import random_positions
 
 core = pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")
@@ -281,3 +284,85 @@ def test_2_1_malformed_bytecode_gets_the_same_answer_from_both_machines(ops, par
     board = support.state_of(state).board
     expected = bc.run(code, params, tables, board, pieces, places)
     assert support.clauses.run(flat, params, board, pieces, places) == expected
+
+
+def _procedure_tests(program):
+    """Every ``if`` and ``while`` test of the program's procedures, with its procedure's rule."""
+    found = []
+    stack = [(p.rule, p.body) for p in program.of(ir.Procedure)]
+    while stack:
+        rule, node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend((rule, item) for item in node)
+        elif isinstance(node, (ir.If, ir.While)):
+            found.append((rule, node.test))
+            stack.extend((rule, part) for part in (
+                (node.then, node.otherwise) if isinstance(node, ir.If) else (node.body,)))
+        elif hasattr(node, "body") and isinstance(node.body, tuple):
+            stack.append((rule, node.body))
+        elif hasattr(node, "options"):
+            stack.extend((rule, o.body) for o in node.options)
+    return found
+
+
+@pytest.mark.rule("8.28")
+def test_8_28_procedure_conditions_with_comprehensions_answer_as_the_interpreter():
+    # "No unit may bombard" (8.28, the start of the shore bombardment) and the
+    # other tests of procedures that count or look for pieces: the clause
+    # machine answers them (its QUANTIFY over a place's lists and over every
+    # piece) exactly as the interpreter, for every player, along seeded games.
+    book = _compiled("cortes", options=("veteran",))
+    machine = book._machine
+    machine.native_support()
+    compiler = machine.native_support().compiler
+    players = list(machine.world.players)
+    conditions = []
+    for rule, test in _procedure_tests(machine.program):
+        if not quantifies(test):
+            continue
+        free = free_names(test) & compiler.variables
+        if free != {"side"}:
+            continue
+        reference = machine.compiler.expr(test, rule)
+        asked: list[int] = []
+
+        def generated(s, env, _ref=reference, _asked=asked):
+            _asked.append(1)
+            return _ref(s, env)
+        conditions.append((rule, test, reference, asked,
+                           native_condition(machine, test, generated)))
+    rendered = {render(test) for _, test, _, _, _ in conditions}
+    assert any("may_bombard" in text for text in rendered)
+    calls = 0
+    positions = (state for seed in range(3) for _, state, _ in random_positions(
+        book, seed, 200, {"setup": "historical", "turn_limit": 10}))
+    for state in positions:
+        for rule, test, reference, _, condition in conditions:
+            for player in players:
+                env = {"side": player}
+                try:
+                    expected = bool(reference(state, env))
+                except cortes_rules.CortesRulesError:
+                    continue
+                assert bool(condition(state, env)) == expected, (rule, render(test))
+                calls += 1
+    bombard = next(asked for _, test, _, asked, _ in conditions
+                   if "may_bombard" in render(test))
+    assert calls > 2000, calls
+    # The machine answered nearly every time (the generated code only where
+    # a value was no integer or the interpreter would fail).
+    assert len(bombard) < calls // (10 * len(conditions)), (len(bombard), calls)
+
+
+@pytest.mark.rule("7.5")
+@pytest.mark.parametrize("reader", [bc.RIVALS, bc.OTHERS, bc.QUANTIFY])
+def test_7_5_a_clause_that_counts_pieces_is_never_cached_per_edge(reader):
+    # What static clauses decide is kept per (piece, edge) for the whole game:
+    # a clause reading the board's counts (another player's pieces, RIVALS;
+    # or any comprehension, QUANTIFY) must be worked out again every time.
+    from cortes_rules.engine.native import _static
+
+    ops = array("q", [bc.PARAM, 1, bc.PARAM, 0, bc.SIDE, 0, reader, 0, bc.RETURN, 0])
+    assert not _static(bc.Code("7.5", ("unit", "to"), ops))
+    still = array("q", [bc.PARAM, 1, bc.FEATURE, 0, bc.RETURN, 0])
+    assert _static(bc.Code("7.5", ("unit", "to"), still))
