@@ -92,7 +92,9 @@ cdef class Board:
     same methods, answers and errors. The state is one block of int32:
     the owner of each piece, where each piece is, the count of each place and
     the count of each (place, player), the ownerless pieces in a last column,
-    in that order.
+    then each place's lowest piece and each piece's next one in the same
+    place (-1: none; so a place's pieces are listed ascending without a
+    scan), in that order.
     """
 
     cdef int32_t *block
@@ -101,6 +103,8 @@ cdef class Board:
     cdef int32_t *where_
     cdef int32_t *count_
     cdef int32_t *owned
+    cdef int32_t *first_
+    cdef int32_t *next_
     cdef readonly int n_pieces
     cdef int n_places
     cdef int n_players
@@ -125,10 +129,13 @@ cdef class Board:
         for i in range(self.n_pieces):
             self.side[i] = sides[i]
             self.where_[i] = NONE
+            self.next_[i] = NONE
+        for i in range(self.n_places):
+            self.first_[i] = NONE
 
     cdef void _allocate(self, int n_pieces, int n_places, int n_players) except *:
         self.n_pieces, self.n_places, self.n_players = n_pieces, n_places, n_players
-        self.size = (2 * <Py_ssize_t>n_pieces + n_places
+        self.size = (3 * <Py_ssize_t>n_pieces + 2 * <Py_ssize_t>n_places
                      + <Py_ssize_t>n_places * (n_players + 1))
         self.block = <int32_t *>malloc(max(self.size, 1) * sizeof(int32_t))
         if self.block == NULL:
@@ -137,6 +144,8 @@ cdef class Board:
         self.where_ = self.side + n_pieces
         self.count_ = self.where_ + n_pieces
         self.owned = self.count_ + n_places
+        self.first_ = self.owned + <Py_ssize_t>n_places * (n_players + 1)
+        self.next_ = self.first_ + n_places
 
     def __dealloc__(self):
         free(self.block)
@@ -166,14 +175,25 @@ cdef class Board:
         cdef int old = self.where_[p]
         cdef int column = self.side[p] if self.side[p] != NONE else self.n_players
         cdef int width = self.n_players + 1
+        cdef int32_t *link
         if old == to:
             return old
         if old != NONE:
             self.count_[old] -= 1
             self.owned[old * width + column] -= 1
+            link = &self.first_[old]
+            while link[0] != p:
+                link = &self.next_[link[0]]
+            link[0] = self.next_[p]
+            self.next_[p] = NONE
         if to != NONE:
             self.count_[to] += 1
             self.owned[to * width + column] += 1
+            link = &self.first_[to]
+            while link[0] != NONE and link[0] < p:
+                link = &self.next_[link[0]]
+            self.next_[p] = link[0]
+            link[0] = p
         self.where_[p] = to
         return old
 
@@ -197,16 +217,11 @@ cdef class Board:
 
     def occupants(self, long place):
         """The pieces in ``place``, ascending."""
-        cdef int at = self._place(place, False)
-        cdef int i
-        cdef int left = self.count_[at]
+        cdef int i = self.first_[self._place(place, False)]
         found = []
-        for i in range(self.n_pieces):
-            if left == 0:
-                break
-            if self.where_[i] == at:
-                found.append(i)
-                left -= 1
+        while i != NONE:
+            found.append(i)
+            i = self.next_[i]
         return found
 
     def where(self):
@@ -246,6 +261,13 @@ cdef enum:
 cdef int NEEDS[OPCODES]
 NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1,
             2, 2, 1, 0, 0, 1, 1, 1, 0, 2, 1, 1]
+
+
+# Whether an opcode's argument indexes something (checked by _arg_ok).
+cdef bint CHECKED[OPCODES]
+CHECKED[:] = [op in (PARAM, TAG, FEATURE, CROSSING, ALL_TAG, ANY_TAG, PROPERTY,
+                     IN_REGION, DEGREE, PIECE_ATTR, PLACE_ATTR, VALUE, EDGE_VALUE)
+              for op in range(OPCODES)]
 
 
 cdef inline int64_t _numbered(object value, object wanted,
@@ -404,8 +426,9 @@ cdef class ClauseMachine:
             arg = ops[2 * pc + 1]
             pc += 1
             if not 0 <= op < OPCODES or top < NEEDS[op] or top >= STACK - 1 \
-                    or not self._arg_ok(op, arg, n_slots, piece_values.shape[0],
-                                        place_values.shape[0], n_values, n_columns):
+                    or CHECKED[op] and not self._arg_ok(
+                        op, arg, n_slots, piece_values.shape[0], place_values.shape[0],
+                        n_values, n_columns):
                 return UNKNOWN
             if op == PARAM:
                 stack[top] = slots[arg]
@@ -413,6 +436,38 @@ cdef class ClauseMachine:
             elif op == CONST:
                 stack[top] = arg
                 top += 1
+            elif EQ <= op <= SUB:      # the binary operators
+                y = stack[top - 1]
+                x = stack[top - 2]
+                top -= 1
+                if not (-LIMIT < x < LIMIT and -LIMIT < y < LIMIT):
+                    return UNKNOWN
+                if op == ADD:
+                    x = x + y
+                elif op == SUB:
+                    x = x - y
+                elif op == EQ:
+                    x = x == y
+                elif op == NE:
+                    x = x != y
+                elif op == LT:
+                    x = x < y
+                elif op == LE:
+                    x = x <= y
+                elif op == GT:
+                    x = x > y
+                else:
+                    x = x >= y
+                stack[top - 1] = x
+            elif op == NOT:
+                stack[top - 1] = 1 - stack[top - 1]
+            elif op == AND or op == OR:
+                if not pc <= arg <= end:
+                    return UNKNOWN
+                if (stack[top - 1] == 0) == (op == AND):
+                    pc = arg
+                else:
+                    top -= 1
             elif (op == TAG or op == FEATURE) and stack[top - 1] == NONE:
                 stack[top - 1] = 0      # `none is T`, `none has T`: false
             elif op == SIDE or op == TAG or op == WHERE or op == PROPERTY \
@@ -507,13 +562,13 @@ cdef class ClauseMachine:
                 if not 0 <= x < self.n_places:
                     return UNKNOWN
                 y = op == ALL_TAG       # the answer for an empty place
-                for edge in range(self.n_pieces):
-                    if board.where_[edge] != x:
-                        continue
+                edge = board.first_[x]  # the place's pieces
+                while edge != NONE:
                     if ((self.tags[edge * self.words + arg // 64] >> (arg % 64)) & 1) \
                             != (op == ALL_TAG):
                         y = op != ALL_TAG
                         break
+                    edge = board.next_[edge]
                 stack[top - 1] = y
             elif op == IS_NUMBER:
                 stack[top - 1] = stack[top - 1] != NOT_A_NUMBER
@@ -539,42 +594,10 @@ cdef class ClauseMachine:
                 x = stack[top - 1]
                 stack[top - 1] = (0 <= x < self.n_places
                                   and self.regions[arg * self.n_places + x] == 1)
-            elif op == NOT:
-                stack[top - 1] = 1 - stack[top - 1]
-            elif op == AND or op == OR:
-                if not pc <= arg <= end:
-                    return UNKNOWN
-                if (stack[top - 1] == 0) == (op == AND):
-                    pc = arg
-                else:
-                    top -= 1
             elif op == RETURN:
                 return stack[top - 1]
             elif op == ASK:
                 return UNKNOWN      # a part only the interpreter evaluates
-            else:
-                y = stack[top - 1]
-                x = stack[top - 2]
-                top -= 1
-                if not (-LIMIT < x < LIMIT and -LIMIT < y < LIMIT):
-                    return UNKNOWN
-                if op == ADD:
-                    x = x + y
-                elif op == SUB:
-                    x = x - y
-                elif op == EQ:
-                    x = x == y
-                elif op == NE:
-                    x = x != y
-                elif op == LT:
-                    x = x < y
-                elif op == LE:
-                    x = x <= y
-                elif op == GT:
-                    x = x > y
-                else:
-                    x = x >= y
-                stack[top - 1] = x
         return UNKNOWN
 
     cdef int64_t _quantify(self, int64_t place, int64_t arg, const int64_t *body,
@@ -584,20 +607,24 @@ cdef class ClauseMachine:
                            Py_ssize_t n_values, int64_t **columns, Py_ssize_t n_columns,
                            object fill) except? -3:
         # QUANTIFY (bytecode.quantify_arg): run the body that follows for each
-        # item of a place's list (or of every piece: domain 3), the item in its
-        # slot; how many it holds for (ANY_OF: whether any does), or UNKNOWN if
-        # it answers that for any.
+        # item of a place's list (or of every piece: domain 3), in the
+        # interpreter's order, the item in its slot; how many it holds for
+        # (ANY_OF: whether any does, stopping at the first), or UNKNOWN if it
+        # answers that for any it reaches.
         cdef int64_t length = arg % 65536
         cdef int64_t slot = (arg // 65536) % 16
         cdef int64_t domain = (arg // (65536 * 16)) % 4
         cdef int64_t mode = arg // (65536 * 64)
-        cdef int64_t found = 0, answer, item
+        cdef int64_t found = 0, answer, item = NONE
         cdef Py_ssize_t i, start, stop
         cdef const int32_t[:] items
         if arg < 0 or mode > ANY_OF or domain > 3 or slot >= SLOTS or length > room \
                 or not (domain == 3 or 0 <= place < self.n_places):
             return UNKNOWN
-        if domain == 0 or domain == 3:
+        if domain == 0:
+            start, stop = 0, board.count_[place]
+            item = board.first_[place]          # the place's pieces, ascending
+        elif domain == 3:
             start, stop = 0, self.n_pieces
         elif domain == 1:
             items = self.neighbours
@@ -606,9 +633,10 @@ cdef class ClauseMachine:
             items = self.shore
             start, stop = self.shore_start[place], self.shore_start[place + 1]
         for i in range(start, stop):
-            if domain == 0 or domain == 3:
-                if domain == 0 and board.where_[i] != place:
-                    continue
+            if domain == 0:
+                if i > 0:
+                    item = board.next_[item]
+            elif domain == 3:
                 item = i
             else:
                 item = items[i]
@@ -619,6 +647,8 @@ cdef class ClauseMachine:
             if answer == UNKNOWN:
                 return UNKNOWN
             found += answer != 0
+            if found and mode == ANY_OF and domain != 3:
+                break       # as the interpreter's `any`: the same items, in order
         if mode == ANY_OF:
             return found > 0
         return found

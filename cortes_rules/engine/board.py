@@ -5,7 +5,9 @@ position in fixed-size arrays so that a copy is one memory copy and a
 clause such as "no enemy unit in the hex" is a count test: where each piece
 is, how many pieces each place holds, and how many of them each player
 owns (the ownerless pieces counted as a player of their own), all kept up
-to date on every move. This class is the same board in
+to date on every move; it also links each place's pieces in ascending
+order, so that it lists them without a scan (``occupants()`` here is what
+that list must be). This class is the same board in
 plain Python, the specification the native one is tested against
 (tests/backends/test_board.py); both are built from the integer tables of
 ``tables.lower()``.

@@ -942,8 +942,10 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
             pc += length
             inner = list(params) + [NONE] * (held_in + 1 - len(params))
             found = 0
-            # Every item, in no particular order: an item the interpreter would
-            # fail on makes the answer UNKNOWN, whichever items come first.
+            # The items in the interpreter's order: one it would fail on makes
+            # the answer UNKNOWN. `any` stops at the first that holds, as the
+            # interpreter's does, except over every piece: that domain's filters
+            # are the interpreter's list, built whole before `any` looks at it.
             for item in (range(n_pieces) if every else
                          board.occupants(place) if domain == 0 else
                          tables.neighbours_of(place) if domain == 1 else
@@ -954,6 +956,8 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
                 if answer == UNKNOWN:
                     return UNKNOWN
                 found += answer != 0
+                if found and mode == ANY_OF and not every:
+                    break
             stack.append(int(found > 0) if mode == ANY_OF else found)
         elif op == NOT:
             stack.append(1 - stack.pop())

@@ -600,3 +600,42 @@ def test_3_3_a_malformed_quantifier_answers_unknown_on_both_machines(tmp_path):
     # The shore or neighbours of none: UNKNOWN, as the interpreter fails.
     for params in ([0, NONE],):
         assert bc.run(code, params, tables, boards[0], *values) == bc.UNKNOWN
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+def test_3_3_any_over_a_places_pieces_stops_where_the_interpreter_stops(tmp_path):
+    # The interpreter's `any` looks at a hex's pieces in ascending order and
+    # stops at the first that holds: a later piece it never reads cannot
+    # leave the answer to it, an earlier one can.
+    book, tables, columns, compiler = _zoc_with(
+        tmp_path, "  forbid move when any(e in to.pieces where e.spent > 0)\n")
+    decl = next(decl for _, _, _, decl in book._machine.forbids["move"]
+                if "e.spent > 0" in render(decl.when))
+    code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
+    assert code is not None and bc.QUANTIFY in code.ops[0::2]
+    state = book.new_game(seed=1, setup="standard")
+    hex_ = book._machine.world.hexes[0]
+    spent = [name for name, _ in columns.piece].index("spent")
+    n_pieces = tables.n_pieces
+    native = ClauseMachine(tables) if ClauseMachine is not None else None
+    # Pieces 0 and 1 in one hex; `unknown`: the one whose `spent` holds no integer.
+    for unknown, expected in ((1, 1),             # piece 0 holds: piece 1 is never read
+                              (0, bc.UNKNOWN),    # piece 0 cannot be read
+                              (None, 0)):
+        boards = _boards(state, tables)
+        piece_values, place_values = columns.values(state)
+        for board in boards:
+            for piece in range(n_pieces):
+                board.put(piece, NONE)
+            board.put(0, hex_.index)
+            board.put(1, hex_.index)
+        piece_values[spent * n_pieces + 0] = 1 if unknown == 1 else 0
+        piece_values[spent * n_pieces + 1] = 0
+        if unknown is not None:
+            piece_values[spent * n_pieces + unknown] = bc.INEXACT
+        params = [0, hex_.index]
+        assert bc.run(code, params, tables, boards[0], piece_values,
+                      place_values) == expected, unknown
+        if native is not None:
+            assert native.run(code.ops, params, boards[-1], piece_values,
+                              place_values) == expected
