@@ -618,8 +618,9 @@ cdef class ClauseMachine:
         cdef int64_t found = 0, answer, item = NONE
         cdef Py_ssize_t i, start, stop
         cdef const int32_t[:] items
-        if arg < 0 or mode > ANY_OF or domain > 3 or slot >= SLOTS or length > room \
-                or not (domain == 3 or 0 <= place < self.n_places):
+        # Its variable takes the next slot: the body reads the slots before it.
+        if arg < 0 or mode > ANY_OF or domain > 3 or slot != n_slots or slot >= SLOTS \
+                or length > room or not (domain == 3 or 0 <= place < self.n_places):
             return UNKNOWN
         if domain == 0:
             start, stop = 0, board.count_[place]
@@ -641,7 +642,7 @@ cdef class ClauseMachine:
             else:
                 item = items[i]
             slots[slot] = item
-            answer = self._run(body, length, slots, max(n_slots, slot + 1), board,
+            answer = self._run(body, length, slots, slot + 1, board,
                                piece_values, place_values, values, n_values, columns,
                                n_columns, fill)
             if answer == UNKNOWN:

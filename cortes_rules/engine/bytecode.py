@@ -529,7 +529,7 @@ class ClauseCompiler:
         """Emit a ``QUANTIFY`` over a place's pieces, neighbours or shore, its body the
         condition ``where`` with ``binder`` in the next free slot."""
         listed, kind, filters = self._quantified(domain)
-        held_in = len(self.slots) + len(self.binders)
+        held_in = len(self.slots) + len({binder[1] for binder in self.binders})
         if held_in >= SLOTS:
             raise Unsupported("too many variables")
         outer, partial = self.ops, self.partial
@@ -935,12 +935,14 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
             place = stack.pop()
             mode, domain, held_in, length = quantify_parts(arg)
             every = domain == QUANTIFIED.index("all pieces")
+            # Its variable takes the next slot: the body reads the slots before it.
             if arg < 0 or not (every or 0 <= place < n_places) or mode > ANY_OF \
-                    or domain >= len(QUANTIFIED) or held_in >= SLOTS or pc + length > end:
+                    or domain >= len(QUANTIFIED) or held_in != len(params) \
+                    or held_in >= SLOTS or pc + length > end:
                 return UNKNOWN
             body = ops[2 * pc:2 * (pc + length)]
             pc += length
-            inner = list(params) + [NONE] * (held_in + 1 - len(params))
+            inner = [*params, NONE]
             found = 0
             # The items in the interpreter's order: one it would fail on makes
             # the answer UNKNOWN. `any` stops at the first that holds, as the

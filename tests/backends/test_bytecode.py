@@ -588,6 +588,8 @@ def test_3_3_a_malformed_quantifier_answers_unknown_on_both_machines(tmp_path):
     broken = [bc.quantify_arg(mode, domain, slot, length + 50),    # past the end
               bc.quantify_arg(2, domain, slot, length),            # no such mode
               bc.quantify_arg(mode, domain, bc.SLOTS, length),     # no such slot
+              bc.quantify_arg(mode, domain, slot - 1, length),     # a parameter's slot
+              bc.quantify_arg(mode, domain, slot + 1, length),     # a slot skipped
               -1]
     for arg in broken:
         ops = array("q", code.ops)
