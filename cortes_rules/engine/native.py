@@ -392,8 +392,6 @@ def quantifies(node: ir.Expr) -> bool:
     return False
 
 
-
-
 def native_condition(machine: Any, node: ir.Expr, generated: Any) -> Any:
     """A procedure's boolean expression answered by the clause machine, else by
     ``generated`` (its generated code, which also runs while rules are traced).
