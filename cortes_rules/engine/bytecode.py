@@ -38,7 +38,7 @@ from __future__ import annotations
 import typing
 from array import array
 from fractions import Fraction
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -568,27 +568,30 @@ class ClauseCompiler:
             if filters is not None:
                 self.emit(CONST, NONE)
                 return QUANTIFIED.index("all pieces"), "piece", [SLOT, *filters]
-        self._static_list(node, "a comprehension over this domain")
-        name = node.func if isinstance(node, ir.Call) else typing.cast(ir.Attr, node).name
+        name = self._static_list(node)
+        if name is None:
+            raise Unsupported("a comprehension over this domain")
         return QUANTIFIED.index(name), "place", []
 
-    def _static_list(self, node: ir.Expr, refusal: str) -> None:
-        """Emit the place whose static list ``node`` is: ``neighbours(h)`` (the built-in
-        function) or ``h.shore``; else Unsupported(``refusal``)."""
+    def _static_list(self, node: ir.Expr) -> str | None:
+        """Emit the place whose static list ``node`` is, ``neighbours(h)`` (the built-in
+        function) or ``h.shore``, and return the list's name; None (nothing emitted) for
+        any other expression."""
         if isinstance(node, ir.Call) and node.func == "neighbours" and node.binder is None \
                 and len(node.args) == 1 and node.func not in self.functions:
-            place = node.args[0]
+            place, name = node.args[0], node.func
         elif isinstance(node, ir.Attr) and node.name in DEGREE_LISTS \
                 and ("place", node.name) not in self.derived \
                 and node.name not in self.machine.compiler.place_attributes:
-            place = node.obj
+            place, name = node.obj, node.name
         else:
-            raise Unsupported(refusal)
+            return None
         if self.expr(place) != "place":
             raise Unsupported("the static list of a non-place")
+        return name
 
     def _inline(self, function: ir.FunctionDecl, args: Sequence[ir.Expr],
-                emit: Any = None) -> str:
+                emit: Callable[[ir.Expr], None] | None = None) -> str:
         """Emit a function's body with its parameters read as ``args``.
 
         The interpreter evaluates every argument before the body, even one the
@@ -633,15 +636,9 @@ class ClauseCompiler:
 
     def _static_list_of(self, node: ir.Expr) -> bool:
         """Emit the size of a place's static list (``neighbours(h)``, ``h.shore``): DEGREE."""
-        mark = len(self.ops)
-        try:
-            self._static_list(node, "")
-        except Unsupported as refusal:
-            if str(refusal):
-                raise
-            del self.ops[mark:]
+        name = self._static_list(node)
+        if name is None:
             return False
-        name = node.func if isinstance(node, ir.Call) else typing.cast(ir.Attr, node).name
         self.emit(DEGREE, DEGREE_LISTS.index(name))
         return True
 

@@ -479,11 +479,10 @@ class Machine:
         """The native tables and clause machine of this rulebook, or None (reference backend)."""
         if not self.native_ready:
             self.native_ready = True
-            core = self.backend.rng
-            if self.backend.name == "compiled" and hasattr(core, "ClauseMachine"):
+            if self._native_capable():
                 from .native import NativeSupport
 
-                self._native = NativeSupport(self, core)
+                self._native = NativeSupport(self, self.backend.rng)
         return self._native
 
     def native_enumerator(self, spec: OptionSpec, generated: Any) -> Any:
@@ -506,10 +505,14 @@ class Machine:
             generated(s, env, out, stop)
         return enumerate_natively
 
+    def _native_capable(self) -> bool:
+        """Whether this rulebook runs on the compiled backend, with its clause machine."""
+        return self.backend.name == "compiled" and hasattr(self.backend.rng, "ClauseMachine")
+
     def native_condition(self, node: ir.Expr, generated: Fn) -> Fn:
         """``generated``, or on the compiled backend first the clause machine's answer
         where the expression has a comprehension (``native.native_condition``)."""
-        if self.backend.name != "compiled" or not hasattr(self.backend.rng, "ClauseMachine"):
+        if not self._native_capable():
             return generated
         from .native import native_condition, quantifies
 
@@ -524,11 +527,10 @@ class Machine:
         """For a filtered ``for each`` whose body only sets attributes of the loop
         variable, on the compiled backend: ``native.item_scan`` (the items its filter
         holds for, found at once); else None."""
-        if self.backend.name != "compiled" or not hasattr(self.backend.rng, "ClauseMachine") \
-                or st.where is None or not st.body or not all(
-                    isinstance(x, ir.SetStmt) and isinstance(x.target, ir.Attr)
-                    and isinstance(x.target.obj, ir.Name) and x.target.obj.id == st.name
-                    for x in st.body):
+        own = all(isinstance(x, ir.SetStmt) and isinstance(x.target, ir.Attr)
+                  and isinstance(x.target.obj, ir.Name) and x.target.obj.id == st.name
+                  for x in st.body)
+        if not self._native_capable() or st.where is None or not st.body or not own:
             return None
         from .native import item_scan
 
