@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import threading
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -524,17 +524,16 @@ class Machine:
         return fn
 
     def item_scan(self, st: ir.ForEach) -> Any:
-        """For a filtered ``for each`` whose body only sets attributes of the loop
-        variable, on the compiled backend: ``native.item_scan`` (the items its filter
-        holds for, found at once); else None."""
-        own = all(isinstance(x, ir.SetStmt) and isinstance(x.target, ir.Attr)
-                  and isinstance(x.target.obj, ir.Name) and x.target.obj.id == st.name
-                  for x in st.body)
-        if not self._native_capable() or st.where is None or not st.body or not own:
+        """For a filtered ``for each`` whose body changes nothing but the loop
+        variable's attributes and place (``_own_writes``), on the compiled backend:
+        ``native.item_scan`` (the items its filter holds for, found at once); else
+        None."""
+        writes = _own_writes(st.name, st.body)
+        if not self._native_capable() or st.where is None or not st.body or writes is None:
             return None
         from .native import item_scan
 
-        return item_scan(self, st.name, st.where)
+        return item_scan(self, st.name, st.where, moves="put" in writes)
 
     def fast_expr(self, node: ir.Expr, rule: str) -> Fn:
         """An expression as generated code, with the reference's function to fall back on."""
@@ -598,6 +597,28 @@ class Machine:
                     raise
                 proc.pending = None
         return proc
+
+
+def _own_writes(name: str, body: Sequence[ir.Stmt]) -> set[str] | None:
+    """What a loop body writes when it writes only the loop variable ``name``'s
+    attributes (``"set"``) and place (``"put"``), through ``set``, ``put``, ``if``
+    and ``log``; None when it may write anything else (a variable, another piece,
+    a call's effects)."""
+    writes: set[str] = set()
+    for x in body:
+        if isinstance(x, ir.SetStmt) and isinstance(x.target, ir.Attr) \
+                and isinstance(x.target.obj, ir.Name) and x.target.obj.id == name:
+            writes.add("set")
+        elif isinstance(x, ir.Put) and isinstance(x.pieces, ir.Name) and x.pieces.id == name:
+            writes.add("put")
+        elif isinstance(x, ir.If):
+            inner = _own_writes(name, (*x.then, *x.otherwise))
+            if inner is None:
+                return None
+            writes |= inner
+        elif not isinstance(x, ir.Log):
+            return None
+    return writes
 
 
 class _ProcCompiler:

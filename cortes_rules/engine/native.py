@@ -456,18 +456,21 @@ def _compiled_for(support: Any, node: ir.Expr, first: tuple[str, str] | None,
     return code, params
 
 
-def item_scan(machine: Any, name: str, where: ir.Expr) -> Any:
+def item_scan(machine: Any, name: str, where: ir.Expr, moves: bool = False) -> Any:
     """For ``for each name in D where C`` whose body writes only the loop variable's
-    attributes: ``scan(s, env, items)``, the items ``C`` holds for, found by the
-    clause machine, or None (the loop then tests each item itself).
+    attributes (and, if it ``moves``, its place): ``scan(s, env, items)``, the items
+    ``C`` holds for, found by the clause machine, or None (the loop then tests each
+    item itself).
 
     Each item's test reads only its own attributes (checked on the bytecode),
-    and the body writes only its item's: so testing every item first finds what
+    and, when the body moves its item, nothing of the board but its own place;
+    the body writes only its item's: so testing every item first finds what
     testing each in turn would.
     """
     read: list[tuple[str, ...]] = []
     codes: dict[Any, Any] = {}
     indices: list[Any] = [None, None, None]    # the last items seen, their indices, type
+    fit: dict[int, bool] = {}                  # by id of a code in ``codes``: may scan
 
     def scan(s: Any, env: Any, items: tuple[Any, ...]) -> tuple[Any, ...] | None:
         if s.drawn is not None or not items:
@@ -487,7 +490,12 @@ def item_scan(machine: Any, name: str, where: ir.Expr) -> Any:
                                      - {name})))
         code, params = _compiled_for(support, where, (name, indices[2]), read[0], env,
                                      codes.setdefault(indices[2], {}))
-        if code is None or not _own_attributes(code):
+        if code is None:
+            return None
+        usable = fit.get(id(code))
+        if usable is None:
+            usable = fit[id(code)] = _own_attributes(code) and (not moves or _own_place(code))
+        if not usable:
             return None
         if s.native is None:
             s._native_rebuild()
@@ -506,4 +514,23 @@ def _own_attributes(code: bc.Code) -> bool:
         if ops[i] in (bc.PIECE_ATTR, bc.PLACE_ATTR) and (
                 i < 2 or (ops[i - 2], ops[i - 1]) != (bc.PARAM, 0)):
             return False
+    return True
+
+
+# What reads the board beyond one piece's place, and so may change as a loop
+# body moves pieces.
+_BOARD = frozenset((bc.COUNT, bc.OWNED, bc.OTHERS, bc.RIVALS, bc.ALL_TAG, bc.ANY_TAG))
+
+
+def _own_place(code: bc.Code) -> bool:
+    """Whether a clause reads of the board its slot 0's place only (``PARAM 0``
+    just before ``WHERE``): no count, owner or piece list of a place."""
+    ops = code.ops
+    for i in range(0, len(ops), 2):
+        op = ops[i]
+        if op in _BOARD or op == bc.WHERE and (
+                i < 2 or (ops[i - 2], ops[i - 1]) != (bc.PARAM, 0)):
+            return False
+        if op == bc.QUANTIFY and bc.quantify_parts(ops[i + 1])[1] == 0:
+            return False        # a place's pieces
     return True
