@@ -263,13 +263,6 @@ NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1,
             2, 2, 1, 0, 0, 1, 1, 1, 0, 2, 1, 1]
 
 
-# Whether an opcode's argument indexes something (checked by _arg_ok).
-cdef bint CHECKED[OPCODES]
-CHECKED[:] = [op in (PARAM, TAG, FEATURE, CROSSING, ALL_TAG, ANY_TAG, PROPERTY,
-                     IN_REGION, DEGREE, PIECE_ATTR, PLACE_ATTR, VALUE, EDGE_VALUE)
-              for op in range(OPCODES)]
-
-
 cdef inline int64_t _numbered(object value, object wanted,
                               const int64_t[:] positions) except? -2:
     # A value's index when it is a ``wanted`` (Piece or Place) with a position
@@ -338,34 +331,6 @@ cdef class ClauseMachine:
         self.n_props = len(tables.columns)
         self.n_regions = len(tables.region_names)
 
-    cdef inline bint _arg_ok(self, int64_t op, int64_t arg, Py_ssize_t n_slots,
-                             Py_ssize_t n_piece_values, Py_ssize_t n_place_values,
-                             Py_ssize_t n_values, Py_ssize_t n_columns) noexcept:
-        # Whether an instruction's argument indexes something that exists.
-        cdef Py_ssize_t limit
-        if op == PARAM:
-            limit = n_slots
-        elif op == TAG or op == FEATURE or op == CROSSING or op == ALL_TAG \
-                or op == ANY_TAG:
-            limit = self.n_symbols
-        elif op == PROPERTY:
-            limit = self.n_props
-        elif op == IN_REGION:
-            limit = self.n_regions
-        elif op == DEGREE:
-            limit = 2       # bytecode.DEGREE_LISTS: neighbours, shore
-        elif op == PIECE_ATTR:
-            limit = n_piece_values // self.n_pieces if self.n_pieces else 0
-        elif op == PLACE_ATTR:
-            limit = n_place_values // self.n_places if self.n_places else 0
-        elif op == VALUE:
-            limit = n_values
-        elif op == EDGE_VALUE:
-            limit = n_columns
-        else:
-            return True
-        return 0 <= arg < limit
-
     cdef inline Py_ssize_t _edge(self, int64_t here, int64_t there) noexcept:
         # The edge from ``here`` to ``there`` in the neighbour rows, or -1.
         cdef Py_ssize_t edge
@@ -421,22 +386,32 @@ cdef class ClauseMachine:
         cdef int64_t op, arg, x, y
         cdef Py_ssize_t edge
         cdef int width = self.n_players + 1
+        # The structural checks of bytecode.run, placed so that the C compiler
+        # makes one jump table of the dispatch: an opcode out of range or short
+        # of stack fails here; an argument that indexes nothing fails in its
+        # opcode's case (before anything else, as every failure answers
+        # UNKNOWN); a full stack fails after the push that fills it (the next
+        # instruction, or the end of the code, would answer UNKNOWN).
         while pc < end:
             op = ops[2 * pc]
             arg = ops[2 * pc + 1]
             pc += 1
-            if not 0 <= op < OPCODES or top < NEEDS[op] or top >= STACK - 1 \
-                    or CHECKED[op] and not self._arg_ok(
-                        op, arg, n_slots, piece_values.shape[0], place_values.shape[0],
-                        n_values, n_columns):
+            if not 0 <= op < OPCODES or top < NEEDS[op]:
                 return UNKNOWN
             if op == PARAM:
+                if not 0 <= arg < n_slots:
+                    return UNKNOWN
                 stack[top] = slots[arg]
                 top += 1
+                if top >= STACK - 1:
+                    return UNKNOWN
             elif op == CONST:
                 stack[top] = arg
                 top += 1
-            elif EQ <= op <= SUB:      # the binary operators
+                if top >= STACK - 1:
+                    return UNKNOWN
+            elif op == EQ or op == NE or op == LT or op == LE or op == GT or op == GE \
+                    or op == ADD or op == SUB:
                 y = stack[top - 1]
                 x = stack[top - 2]
                 top -= 1
@@ -468,11 +443,18 @@ cdef class ClauseMachine:
                     pc = arg
                 else:
                     top -= 1
-            elif (op == TAG or op == FEATURE) and stack[top - 1] == NONE:
-                stack[top - 1] = 0      # `none is T`, `none has T`: false
             elif op == SIDE or op == TAG or op == WHERE or op == PROPERTY \
                     or op == PIECE_ATTR:
+                if op == TAG and not 0 <= arg < self.n_symbols \
+                        or op == PROPERTY and not 0 <= arg < self.n_props \
+                        or op == PIECE_ATTR and not (
+                            self.n_pieces and 0 <= arg
+                            < piece_values.shape[0] // self.n_pieces):
+                    return UNKNOWN
                 x = stack[top - 1]
+                if op == TAG and x == NONE:
+                    stack[top - 1] = 0      # `none is T`: false
+                    continue
                 if not 0 <= x < self.n_pieces:
                     return UNKNOWN
                 if op == SIDE:
@@ -489,7 +471,15 @@ cdef class ClauseMachine:
                         return UNKNOWN
                 stack[top - 1] = y
             elif op == FEATURE or op == KIND or op == PLACE_ATTR or op == COUNT:
+                if op == FEATURE and not 0 <= arg < self.n_symbols \
+                        or op == PLACE_ATTR and not (
+                            self.n_places and 0 <= arg
+                            < place_values.shape[0] // self.n_places):
+                    return UNKNOWN
                 x = stack[top - 1]
+                if op == FEATURE and x == NONE:
+                    stack[top - 1] = 0      # `none has T`: false
+                    continue
                 if not 0 <= x < self.n_places:
                     return UNKNOWN
                 if op == FEATURE:
@@ -519,6 +509,8 @@ cdef class ClauseMachine:
                 y = board.owned[x * width + y]
                 stack[top - 1] = y if op == OWNED else board.count_[x] - y
             elif op == ADJACENT or op == CROSSING:
+                if op == CROSSING and not 0 <= arg < self.n_symbols:
+                    return UNKNOWN
                 y = stack[top - 1]
                 x = stack[top - 2]
                 top -= 1
@@ -532,12 +524,14 @@ cdef class ClauseMachine:
                         self.edge_features[edge * self.words + arg // 64]
                         >> (arg % 64)) & 1
             elif op == VALUE:
-                if values[arg] == INEXACT:
+                if not 0 <= arg < n_values or values[arg] == INEXACT:
                     return UNKNOWN
                 stack[top] = values[arg]
                 top += 1
+                if top >= STACK - 1:
+                    return UNKNOWN
             elif op == EDGE_VALUE:
-                if columns[arg] == NULL or n_slots < 2:
+                if not 0 <= arg < n_columns or columns[arg] == NULL or n_slots < 2:
                     return UNKNOWN
                 x = slots[0]
                 y = slots[1]
@@ -557,7 +551,11 @@ cdef class ClauseMachine:
                     return UNKNOWN
                 stack[top] = columns[arg][edge]
                 top += 1
+                if top >= STACK - 1:
+                    return UNKNOWN
             elif op == ALL_TAG or op == ANY_TAG:
+                if not 0 <= arg < self.n_symbols:
+                    return UNKNOWN
                 x = stack[top - 1]
                 if not 0 <= x < self.n_places:
                     return UNKNOWN
@@ -573,6 +571,8 @@ cdef class ClauseMachine:
             elif op == IS_NUMBER:
                 stack[top - 1] = stack[top - 1] != NOT_A_NUMBER
             elif op == DEGREE:
+                if not 0 <= arg < 2:    # bytecode.DEGREE_LISTS: neighbours, shore
+                    return UNKNOWN
                 x = stack[top - 1]
                 if not 0 <= x < self.n_places:
                     return UNKNOWN
@@ -591,6 +591,8 @@ cdef class ClauseMachine:
                 stack[top - 1] = y
                 pc += arg % 65536
             elif op == IN_REGION:
+                if not 0 <= arg < self.n_regions:
+                    return UNKNOWN
                 x = stack[top - 1]
                 stack[top - 1] = (0 <= x < self.n_places
                                   and self.regions[arg * self.n_places + x] == 1)

@@ -823,9 +823,13 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
             return UNKNOWN
         op, arg = ops[2 * pc], ops[2 * pc + 1]
         pc += 1
+        # Malformed code (the native machine answers the same): an opcode out of
+        # range, a stack too short, or as deep as the native machine's holds
+        # (MAX_INSTRUCTIONS entries, one kept spare), an argument indexing nothing.
         if not 0 <= op < len(NEEDS) or len(stack) < NEEDS[op] \
-                or len(stack) >= MAX_INSTRUCTIONS or (op in limits and not 0 <= arg < limits[op]):
-            return UNKNOWN      # malformed code: the native machine answers the same
+                or len(stack) >= MAX_INSTRUCTIONS - 1 \
+                or (op in limits and not 0 <= arg < limits[op]):
+            return UNKNOWN
         if op == PARAM:
             stack.append(params[arg])
         elif op == CONST:

@@ -286,6 +286,22 @@ def test_2_1_malformed_bytecode_gets_the_same_answer_from_both_machines(ops, par
     assert support.clauses.run(flat, params, board, pieces, places) == expected
 
 
+@pytest.mark.rule("2.1")
+@pytest.mark.parametrize("depth", [253, 254, 255, 256])
+def test_2_1_a_stack_as_deep_as_the_native_one_gets_the_same_answer(depth):
+    # The native machine's stack holds bc.MAX_INSTRUCTIONS entries and keeps
+    # one spare: a clause that pushes 255 values answers UNKNOWN on both.
+    book = _compiled("cortes")
+    support = book._machine.native_support()
+    state = book.new_game(seed=1, setup="historical")
+    pieces, places = support.columns.values(state)
+    board = support.state_of(state).board
+    flat = array("q", [bc.CONST, 1] * depth + [bc.RETURN, 0])
+    expected = bc.run(bc.Code("x", (), flat), (), support.tables, board, pieces, places)
+    assert expected == (1 if depth < bc.MAX_INSTRUCTIONS - 1 else bc.UNKNOWN)
+    assert support.clauses.run(flat, (), board, pieces, places) == expected
+
+
 def _procedure_tests(program):
     """Every ``if`` and ``while`` test of the program's procedures, with its procedure's rule."""
     found = []
