@@ -241,26 +241,30 @@ cdef enum:
     PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR
     PLACE_ATTR, COUNT, OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT
     AND, OR, RETURN, ADJACENT, CROSSING, IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER
-    ALL_TAG, ANY_TAG, ASK, RIVALS, DEGREE, QUANTIFY
+    ALL_TAG, ANY_TAG, ASK, RIVALS, DEGREE, QUANTIFY, SKIP_UNLESS
 
 cdef enum:
     UNKNOWN = -2
-    STACK = 256       # bytecode.MAX_INSTRUCTIONS: no clause pushes more
+    STACK = 256       # bytecode.STACK_DEPTH
     SLOTS = 8         # bytecode.SLOTS: parameters and comprehension variables
     ANY_OF = 1        # bytecode.ANY_OF: QUANTIFY's mode that answers 0 or 1
+    DISTINCT_NEW = 2  # bytecode.DISTINCT_NEW and DISTINCT_MORE: distinct values
+    DISTINCT_MORE = 3
+    DISTINCT_LIMIT = 64     # bytecode.DISTINCT_LIMIT
 
 cdef int64_t INEXACT = -(1 << 62)    # bytecode.INEXACT: a cell that is no integer
 cdef int64_t NOT_A_NUMBER = INEXACT + 1
 cdef int64_t UNSET = INEXACT + 2
+cdef int64_t SKIPPED = INEXACT + 3  # bytecode.SKIPPED: an item a filter leaves out
 cdef int64_t LIMIT = 1 << 61
 cdef enum:
     EDGE_COLUMNS = 4     # the edge bindings one clause may read
-    OPCODES = 37
+    OPCODES = 38
 
 # How many stack entries each opcode reads (bytecode.NEEDS).
 cdef int NEEDS[OPCODES]
 NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1,
-            2, 2, 1, 0, 0, 1, 1, 1, 0, 2, 1, 1]
+            2, 2, 1, 0, 0, 1, 1, 1, 0, 2, 1, 1, 1]
 
 
 cdef inline int64_t _numbered(object value, object wanted,
@@ -314,8 +318,9 @@ cdef class ClauseMachine:
         self.features = tables.place_features
         self.kinds = tables.place_kind
         flat = array("q")
-        for name in sorted(tables.columns):
-            flat.extend(tables.columns[name])
+        properties = tables.properties()    # integer columns, then text codes
+        for _, column in properties:
+            flat.extend(column)
         self.props = flat if len(flat) else array("q", [0])
         self.neighbour_start = tables.neighbour_start
         self.shore_start = tables.shore_start
@@ -328,7 +333,7 @@ cdef class ClauseMachine:
         self.regions = (tables.region_member if len(tables.region_member)
                         else array("b", [0]))
         self.n_symbols = len(tables.symbols)
-        self.n_props = len(tables.columns)
+        self.n_props = len(properties)
         self.n_regions = len(tables.region_names)
 
     cdef inline Py_ssize_t _edge(self, int64_t here, int64_t there) noexcept:
@@ -381,6 +386,8 @@ cdef class ClauseMachine:
         # ``ops``: the clause's ``end`` instructions, two integers each. Malformed
         # code answers UNKNOWN, as bytecode.run does.
         cdef int64_t stack[STACK]
+        cdef int64_t seen[DISTINCT_LIMIT]   # the values of DISTINCT quantifiers
+        cdef int n_seen = 0
         cdef int top = 0
         cdef Py_ssize_t pc = 0
         cdef int64_t op, arg, x, y
@@ -436,6 +443,10 @@ cdef class ClauseMachine:
                 stack[top - 1] = x
             elif op == NOT:
                 stack[top - 1] = 1 - stack[top - 1]
+            elif op == SKIP_UNLESS:
+                if stack[top - 1] == 0:
+                    return SKIPPED      # a filter left the item out
+                top -= 1
             elif op == AND or op == OR:
                 if not pc <= arg <= end:
                     return UNKNOWN
@@ -465,6 +476,8 @@ cdef class ClauseMachine:
                     y = board.where_[x]
                 elif op == PROPERTY:
                     y = self.props[arg * self.n_pieces + x]
+                    if y == INEXACT:
+                        return UNKNOWN      # a property the piece lacks
                 else:
                     y = piece_values[arg * self.n_pieces + x]
                     if y == INEXACT:
@@ -585,7 +598,7 @@ cdef class ClauseMachine:
                 x = stack[top - 1]
                 y = self._quantify(x, arg, ops + 2 * pc, end - pc, slots, n_slots,
                                    board, piece_values, place_values, values, n_values,
-                                   columns, n_columns, fill)
+                                   columns, n_columns, fill, seen, &n_seen)
                 if y == UNKNOWN:
                     return UNKNOWN
                 stack[top - 1] = y
@@ -607,24 +620,34 @@ cdef class ClauseMachine:
                            Board board, const int64_t[:] piece_values,
                            const int64_t[:] place_values, int64_t *values,
                            Py_ssize_t n_values, int64_t **columns, Py_ssize_t n_columns,
-                           object fill) except? -3:
+                           object fill, int64_t *seen, int *n_seen) except? -3:
         # QUANTIFY (bytecode.quantify_arg): run the body that follows for each
-        # item of a place's list (or of every piece: domain 3), in the
+        # item of a place's list (or of every piece: domain 3; or the one item
+        # that is the value on the stack: domain 4), in the
         # interpreter's order, the item in its slot; how many it holds for
         # (ANY_OF: whether any does, stopping at the first), or UNKNOWN if it
-        # answers that for any it reaches.
+        # answers that for any it reaches. DISTINCT_NEW and DISTINCT_MORE: how many
+        # values the body gives (SKIPPED aside) that ``seen`` lacks, which keeps
+        # them (emptied first by DISTINCT_NEW).
         cdef int64_t length = arg % 65536
         cdef int64_t slot = (arg // 65536) % 16
-        cdef int64_t domain = (arg // (65536 * 16)) % 4
-        cdef int64_t mode = arg // (65536 * 64)
+        cdef int64_t domain = (arg // (65536 * 16)) % 8
+        cdef int64_t mode = arg // (65536 * 128)
         cdef int64_t found = 0, answer, item = NONE
         cdef Py_ssize_t i, start, stop
+        cdef int k
         cdef const int32_t[:] items
         # Its variable takes the next slot: the body reads the slots before it.
-        if arg < 0 or mode > ANY_OF or domain > 3 or slot != n_slots or slot >= SLOTS \
-                or length > room or not (domain == 3 or 0 <= place < self.n_places):
+        if arg < 0 or mode > DISTINCT_MORE or domain > 4 or slot != n_slots \
+                or slot >= SLOTS or length > room \
+                or not (domain >= 3 or 0 <= place < self.n_places):
             return UNKNOWN
-        if domain == 0:
+        if mode == DISTINCT_NEW:
+            n_seen[0] = 0
+        if domain == 4:
+            start, stop = 0, 1                  # one item: the value itself
+            item = place
+        elif domain == 0:
             start, stop = 0, board.count_[place]
             item = board.first_[place]          # the place's pieces, ascending
         elif domain == 3:
@@ -636,7 +659,9 @@ cdef class ClauseMachine:
             items = self.shore
             start, stop = self.shore_start[place], self.shore_start[place + 1]
         for i in range(start, stop):
-            if domain == 0:
+            if domain == 4:
+                pass
+            elif domain == 0:
                 if i > 0:
                     item = board.next_[item]
             elif domain == 3:
@@ -649,7 +674,18 @@ cdef class ClauseMachine:
                                n_columns, fill)
             if answer == UNKNOWN:
                 return UNKNOWN
-            found += answer != 0
+            if mode < DISTINCT_NEW:
+                found += answer != 0
+            elif answer != SKIPPED:
+                for k in range(n_seen[0]):
+                    if seen[k] == answer:
+                        break
+                else:
+                    if n_seen[0] >= DISTINCT_LIMIT:
+                        return UNKNOWN
+                    seen[n_seen[0]] = answer
+                    n_seen[0] += 1
+                    found += 1
             if found and mode == ANY_OF and domain != 3:
                 break       # as the interpreter's `any`: the same items, in order
         if mode == ANY_OF:

@@ -21,7 +21,10 @@ bytecode over integers: pieces, places and players are their indices
 - the declared attributes of pieces and places, as integer columns
   (``Columns``).
 
-A function the clause calls is expanded in place. A clause outside this
+A function the clause calls is expanded in place, and so is the list of a
+yes-or-no hook's failing contributions (``count(failing(hook))``); a
+comprehension goes through a list made of a place's lists, filtered, joined
+and given to functions (``ClauseCompiler._parts``). A clause outside this
 subset compiles to ``None`` and stays with the interpreter; compiled
 *partially*, its terms outside the subset become ``ASK``, which sends the
 candidates that reach them to the interpreter. Whenever the interpreter's
@@ -35,6 +38,7 @@ Nothing here knows a game.
 
 from __future__ import annotations
 
+import functools
 import typing
 from array import array
 from fractions import Fraction
@@ -46,11 +50,11 @@ import attrs
 from ..core.world import Piece, Place, Player
 from ..dsl import ir
 from .board import NONE
-from .tables import KINDS, Tables
+from .tables import ABSENT, KINDS, Tables
 
 UNKNOWN = -2
 """The machine's answer when the interpreter's clause would fail: ask the interpreter."""
-INEXACT = -(1 << 62)
+INEXACT = ABSENT
 """An attribute column's cell whose value is no integer of the column's type (a
 fraction in an ``int`` attribute, say): a clause that reads it answers ``UNKNOWN``."""
 NOT_A_NUMBER = INEXACT + 1
@@ -60,8 +64,15 @@ UNSET = INEXACT + 2
 LIMIT = 1 << 61
 """The machine keeps integers strictly between ``-LIMIT`` and ``LIMIT``; an operand
 outside them (a sentinel, or a sum grown too large) makes the answer ``UNKNOWN``."""
-MAX_INSTRUCTIONS = 256
-"""A longer clause stays with the interpreter (the native machine's stack is this deep)."""
+MAX_INSTRUCTIONS = 1024
+"""A longer clause (or comprehension's body) stays with the interpreter."""
+STACK_DEPTH = 256
+"""The native machine's stack: an instruction that would start with this many
+entries less one answers ``UNKNOWN`` (one is kept spare)."""
+SKIPPED = INEXACT + 3
+"""What a body answers for an item its filters leave out (``SKIP_UNLESS``)."""
+DISTINCT_LIMIT = 64
+"""The most distinct values a ``DISTINCT`` quantifier keeps; more answer ``UNKNOWN``."""
 MAX_INLINE = 8
 """Nesting of functions expanded into a clause; deeper calls stay with the interpreter."""
 
@@ -69,37 +80,61 @@ MAX_INLINE = 8
 (PARAM, CONST, SIDE, TAG, FEATURE, KIND, WHERE, PROPERTY, PIECE_ATTR, PLACE_ATTR, COUNT,
  OWNED, OTHERS, EQ, NE, LT, LE, GT, GE, ADD, SUB, NOT, AND, OR, RETURN, ADJACENT, CROSSING,
  IN_REGION, VALUE, EDGE_VALUE, IS_NUMBER, ALL_TAG, ANY_TAG, ASK, RIVALS, DEGREE,
- QUANTIFY) = range(37)
+ QUANTIFY, SKIP_UNLESS) = range(38)
 NAMES = ("PARAM", "CONST", "SIDE", "TAG", "FEATURE", "KIND", "WHERE", "PROPERTY",
          "PIECE_ATTR", "PLACE_ATTR", "COUNT", "OWNED", "OTHERS", "EQ", "NE", "LT", "LE", "GT",
          "GE", "ADD", "SUB", "NOT", "AND", "OR", "RETURN", "ADJACENT", "CROSSING", "IN_REGION",
          "VALUE", "EDGE_VALUE", "IS_NUMBER", "ALL_TAG", "ANY_TAG", "ASK", "RIVALS", "DEGREE",
-         "QUANTIFY")
+         "QUANTIFY", "SKIP_UNLESS")
 # How many stack entries each opcode reads (a shorter stack: malformed code, UNKNOWN).
 NEEDS = (0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 1,
-         0, 0, 1, 1, 1, 0, 2, 1, 1)
+         0, 0, 1, 1, 1, 0, 2, 1, 1, 1)
 # DEGREE's argument: which static list of a place it counts.
 DEGREE_LISTS = ("neighbours", "shore")
 SLOTS = 8
 """Parameters and comprehension variables a clause may read (``PARAM``'s slots)."""
 # QUANTIFY: the lists of a place it goes through, and what it gives.
-QUANTIFIED = ("pieces", *DEGREE_LISTS, "all pieces")
-"""A place's pieces, neighbours, shore; or every piece of the game (the place is ignored)."""
-COUNT_OF, ANY_OF = 0, 1
+QUANTIFIED = ("pieces", *DEGREE_LISTS, "all pieces", "one item")
+"""A place's pieces, neighbours, shore; every piece of the game (the place is
+ignored); or a list of one item, the value on the stack (``[u]``)."""
+COUNT_OF, ANY_OF, DISTINCT_NEW, DISTINCT_MORE = 0, 1, 2, 3
+"""What QUANTIFY gives: how many items its body holds for; whether any does; how
+many distinct values its body gives (``SKIPPED`` aside) that the clause's set of
+values kept so far lacks, the set emptied first (``DISTINCT_NEW``) or not."""
 
 
 def quantify_arg(mode: int, domain: int, held_in: int, length: int) -> int:
-    """QUANTIFY's argument: ``mode`` (``COUNT_OF``, ``ANY_OF``), ``domain`` (an index of
+    """QUANTIFY's argument: ``mode`` (``COUNT_OF``, ``ANY_OF``, ``DISTINCT_NEW``,
+    ``DISTINCT_MORE``), ``domain`` (an index of
     ``QUANTIFIED``), the slot its variable is ``held_in``, and the ``length`` of its
     body."""
-    return ((mode * 4 + domain) * 16 + held_in) * 65536 + length
+    return ((mode * 8 + domain) * 16 + held_in) * 65536 + length
 
 
 def quantify_parts(arg: int) -> tuple[int, int, int, int]:
     """``quantify_arg()``'s parts: mode, domain, slot, length."""
     length, rest = arg % 65536, arg // 65536
     held_in, rest = rest % 16, rest // 16
-    return rest // 4, rest % 4, held_in, length
+    return rest // 8, rest % 8, held_in, length
+
+
+ONE = QUANTIFIED.index("one item")
+
+
+@attrs.frozen(eq=False)
+class _Part:
+    """One stretch of a list a comprehension goes through (``ClauseCompiler._parts``):
+    the pieces, neighbours or shore of the place ``source`` (``domain`` an index of
+    ``QUANTIFIED``), or the one item ``source`` (``ONE``), read in the scope ``frames``;
+    kept where each of ``filters`` holds (scope, the name it reads the item as,
+    condition)."""
+
+    frames: tuple[dict[str, ir.Expr], ...]
+    domain: int
+    source: ir.Expr
+    filters: tuple[tuple[tuple[dict[str, ir.Expr], ...], str, ir.Expr], ...] = ()
+
+
 _COMPARE = {"==": EQ, "!=": NE, "<": LT, "<=": LE, ">": GT, ">=": GE}
 _ARITH = {"+": ADD, "-": SUB}
 _REFS = ("piece", "place", "player")
@@ -200,6 +235,7 @@ class ClauseCompiler:
         self.active: set[str] = set()
         self.value_types = {v.name: v.type for v in machine.program.of(ir.ValueDecl)}
         self.functions = {f.name: f for f in machine.program.of(ir.FunctionDecl)}
+        self.hook_types = {h.name: h.type for h in machine.program.of(ir.HookDecl)}
         self.frames: list[dict[str, ir.Expr]] = []
         self.binders: list[tuple[str, int, str, int]] = []
         """The comprehension variables in scope: name, slot, type, and the depth of
@@ -429,6 +465,10 @@ class ClauseCompiler:
             if name in self.tables.columns:
                 self.emit(PROPERTY, sorted(self.tables.columns).index(name))
                 return "int"
+            if name in self.tables.text_columns:
+                # Codes that only tell texts apart: `==`, `!=` and `distinct` read them.
+                self.emit(PROPERTY, [n for n, _ in self.tables.properties()].index(name))
+                return f"text:{name}"
         if kind == "place":
             column = self.place_columns.get(name)
             if column is not None:
@@ -519,16 +559,34 @@ class ClauseCompiler:
         if function is not None and node.binder is None:
             self._inline(function, node.args, self._listed)
             return
+        if node.func == "failing" and node.binder is None and len(node.args) == 1 \
+                and isinstance(node.args[0], ir.Name):
+            self._failing(node.args[0].id)
+            return
+        if node.func == "distinct" and not node.args and node.binder is not None \
+                and node.domain is not None and node.element is not None:
+            self._quantify(DISTINCT_NEW, node.binder, node.domain, node.where, node.element)
+            return
         if node.func != "list" or node.args or node.binder is None or node.domain is None \
                 or not isinstance(node.element, ir.Name) or node.element.id != node.binder:
             raise Unsupported("a count of this list")
         self._quantify(COUNT_OF, node.binder, node.domain, node.where)
 
-    def _quantify(self, mode: int, binder: str, domain: ir.Expr, where: ir.Expr | None
-                  ) -> None:
+    def _quantify(self, mode: int, binder: str, domain: ir.Expr, where: ir.Expr | None,
+                  element: ir.Expr | None = None) -> None:
         """Emit a ``QUANTIFY`` over a place's pieces, neighbours or shore, its body the
-        condition ``where`` with ``binder`` in the next free slot."""
-        listed, kind, filters = self._quantified(domain)
+        condition ``where`` with ``binder`` in the next free slot (then, for
+        ``distinct``, the ``element`` of the items it keeps); or, over a list made
+        of such lists (``_parts``), one per stretch of it."""
+        mark, values = len(self.ops), dict(self.value_slots)
+        try:
+            listed, kind, filters = self._quantified(domain)
+        except Unsupported:
+            del self.ops[mark:]
+            self.value_slots = values
+            self._quantify_parts(mode, binder, self._parts(domain, tuple(self.frames)), where,
+                                 element)
+            return
         held_in = len(self.slots) + len({binder[1] for binder in self.binders})
         if held_in >= SLOTS:
             raise Unsupported("too many variables")
@@ -539,10 +597,14 @@ class ClauseCompiler:
             self.binders.append((filters[0], held_in, kind, len(self.frames)))
         try:
             terms = [*filters[1:], *([where] if where is not None else [])]
-            if not terms:
-                self.emit(CONST, 1)
-            else:
+            if terms:
                 self._term(terms[0] if len(terms) == 1 else _joined(terms))
+                if element is not None:
+                    self.emit(SKIP_UNLESS)
+            elif element is None:
+                self.emit(CONST, 1)
+            if element is not None:
+                self._element(element)
             self.emit(RETURN)
             body = self.ops
         finally:
@@ -552,6 +614,224 @@ class ClauseCompiler:
             raise Unsupported("a long condition")
         self.emit(QUANTIFY, quantify_arg(mode, listed, held_in, len(body) // 2))
         self.ops += body
+
+    def _quantify_parts(self, mode: int, binder: str, parts: Sequence[_Part],
+                        where: ir.Expr | None, element: ir.Expr | None = None) -> None:
+        """Emit ``any`` or ``count`` over a list made of ``parts``: a ``QUANTIFY`` per
+        part, their counts added. ``any`` stops at the first item that holds only over
+        a single unfiltered part: elsewhere the interpreter builds the whole list (each
+        filter tested on every item) before ``any`` looks at it, so every item is
+        tested (an item the interpreter would not test can only make the answer
+        ``UNKNOWN``). ``distinct`` counts, part by part, the values the parts before
+        did not give."""
+        early = mode == ANY_OF and len(parts) == 1 and not parts[0].filters
+        for i, part in enumerate(parts):
+            if mode >= DISTINCT_NEW:
+                each = DISTINCT_MORE if i else DISTINCT_NEW
+            else:
+                each = ANY_OF if early else COUNT_OF
+            self._quantify_part(each, binder, part, where, element)
+            if i:
+                self.emit(ADD)
+        if mode == ANY_OF and not early:
+            self.emit(CONST, 0)
+            self.emit(GT)
+
+    def _quantify_part(self, mode: int, binder: str | None, part: _Part,
+                       where: ir.Expr | None, element: ir.Expr | None = None) -> None:
+        """Emit one part's ``QUANTIFY``: its place (or item), then the body, the part's
+        filters (each read in its own scope) and ``where`` joined by ``and`` (then,
+        for ``distinct``, ``SKIP_UNLESS`` and the ``element``)."""
+        kind = self._source(part)
+        held_in = len(self.slots) + len({binder[1] for binder in self.binders})
+        if held_in >= SLOTS:
+            raise Unsupported("too many variables")
+        terms = [(list(scope), name, cond) for scope, name, cond in part.filters]
+        if where is not None and binder is not None:
+            terms.append((self.frames, binder, where))
+        outer, partial, frames = self.ops, self.partial, self.frames
+        self.ops, self.partial = [], False      # the body compiles whole, or not at all
+        try:
+            jumps = []
+            for i, (scope, name, cond) in enumerate(terms):
+                self.frames = scope
+                self.binders.append((name, held_in, kind, len(scope)))
+                try:
+                    self._term(cond)
+                finally:
+                    self.binders.pop()
+                    self.frames = frames
+                if i < len(terms) - 1:
+                    jumps.append(self.emit(AND))
+            for at in jumps:
+                self.ops[at + 1] = len(self.ops) // 2
+            if terms and element is not None:
+                self.emit(SKIP_UNLESS)
+            elif not terms and element is None:
+                self.emit(CONST, 1)
+            if element is not None and binder is not None:
+                self.binders.append((binder, held_in, kind, len(frames)))
+                try:
+                    self._element(element)
+                finally:
+                    self.binders.pop()
+            self.emit(RETURN)
+            body = self.ops
+        finally:
+            self.ops, self.partial, self.frames = outer, partial, frames
+        if len(body) // 2 >= MAX_INSTRUCTIONS:
+            raise Unsupported("a long condition")
+        self.emit(QUANTIFY, quantify_arg(mode, part.domain, held_in, len(body) // 2))
+        self.ops += body
+
+    def _element(self, node: ir.Expr) -> None:
+        """Emit the value ``distinct`` keeps for an item: one whose integer stands for
+        it alone among the values of its type."""
+        kind = self.expr(node)
+        if kind not in ("int", "bool", "piece", "place", "player", "kind") \
+                and not kind.startswith("text:"):
+            raise Unsupported(f"distinct values of a {kind}")
+
+    def _source(self, part: _Part) -> str:
+        """Emit a part's place (or its one item), read in the part's scope; returns the
+        type of its items."""
+        outer, self.frames = self.frames, list(part.frames)
+        try:
+            if part.domain == ONE:
+                kind = self.expr(part.source)
+                if kind not in _REFS:
+                    raise Unsupported("a list of anything but pieces, places and players")
+                return kind
+            if part.domain == 0:
+                if not self._pieces_of(part.source):
+                    raise Unsupported("a list of pieces")
+                return "piece"
+            if self._static_list(part.source) is None:
+                raise Unsupported("a static list")
+            return "place"
+        finally:
+            self.frames = outer
+
+    def _parts(self, node: ir.Expr, frames: tuple[dict[str, ir.Expr], ...],
+               depth: int = 0) -> list[_Part]:
+        """The parts of the list ``node`` is, read in the scope ``frames`` (the
+        arguments of the functions being expanded, innermost last): a place's pieces,
+        neighbours or shore, filtered by ``list(x for x in L where C)``, joined by
+        ``+``, a list of names ``[u]``, a function returning such a list, or a
+        function's parameter holding one. Nothing is emitted; Unsupported for any
+        other list."""
+        if depth > 16:
+            raise Unsupported("a list nested too deeply")
+        if isinstance(node, ir.Name):
+            if any(b[0] == node.id and b[3] == len(frames) for b in self.binders):
+                raise Unsupported("a comprehension's variable is no list")
+            for at in range(len(frames) - 1, -1, -1):
+                argument = frames[at].get(node.id)
+                if argument is not None:
+                    return self._parts(argument, frames[:at], depth + 1)
+            raise Unsupported(f"the list {node.id}")
+        if isinstance(node, ir.Arith) and node.op == "+":
+            return [*self._parts(node.left, frames, depth + 1),
+                    *self._parts(node.right, frames, depth + 1)]
+        if isinstance(node, ir.ListLit):
+            if not node.items or not all(isinstance(x, ir.Name) for x in node.items):
+                raise Unsupported("a list of anything but names")
+            return [_Part(frames, ONE, item) for item in node.items]
+        if isinstance(node, ir.Call) and node.binder is None and node.func in self.functions:
+            function = self.functions[node.func]
+            if len(node.args) != len(function.params) or len(frames) >= MAX_INLINE:
+                raise Unsupported(f"a call of {function.name}")
+            for arg in node.args:
+                self._dry(frames, functools.partial(self._argument, arg, allow_lists=False))
+            inner = (*frames, dict(zip(function.params, node.args, strict=True)))
+            return self._parts(function.body, inner, depth + 1)
+        if isinstance(node, ir.Call) and node.func == "list" and not node.args \
+                and node.binder is not None and node.domain is not None \
+                and isinstance(node.element, ir.Name) and node.element.id == node.binder:
+            inner_parts = self._parts(node.domain, frames, depth + 1)
+            if node.where is None:
+                return inner_parts
+            kept = (frames, node.binder, node.where)
+            return [attrs.evolve(p, filters=(*p.filters, kept)) for p in inner_parts]
+        if self._dry(frames, lambda: self._pieces_of(node)):
+            return [_Part(frames, 0, node)]
+        name = self._dry(frames, lambda: self._static_list(node))
+        if name is None:
+            raise Unsupported("a list of this shape")
+        return [_Part(frames, QUANTIFIED.index(name), node)]
+
+    def _dry(self, frames: Sequence[dict[str, ir.Expr]], work: Callable[[], Any]) -> Any:
+        """``work()`` in the scope ``frames``, whatever it emits thrown away."""
+        ops, values, outer = self.ops, dict(self.value_slots), self.frames
+        self.ops, self.frames = [], list(frames)
+        try:
+            return work()
+        finally:
+            self.ops, self.value_slots, self.frames = ops, values, outer
+
+    def _argument(self, arg: ir.Expr, allow_lists: bool) -> list[_Part] | None:
+        """Check a function's argument (in the current scope): one the interpreter
+        evaluates without fail, that compiles (None); or, ``allow_lists``, a list made
+        of parts (``_parts``), which are returned: the interpreter builds it before
+        the function's body, testing its filters on every item. A name passed on that
+        holds a list gives no parts: it was built where it was made."""
+        if self._total(arg):
+            mark, values = len(self.ops), dict(self.value_slots)
+            try:
+                self.expr(arg)      # compiles (else Unsupported); emitted where it is read
+                return None
+            except Unsupported:
+                if not isinstance(arg, ir.Name):
+                    raise
+                self._parts(arg, tuple(self.frames))
+                return None
+            finally:
+                del self.ops[mark:]
+                self.value_slots = values
+        if not allow_lists:
+            raise Unsupported("an argument the interpreter may fail on")
+        return self._parts(arg, tuple(self.frames))
+
+    def _built(self, parts: Sequence[_Part]) -> bool:
+        """Emit a 0 that answers ``UNKNOWN`` where building the lists ``parts`` make
+        would fail (a place that is none, a filter failing on an item): the count of
+        each filtered or place part, compared below zero. False (nothing emitted)
+        when only unfiltered names remain, which never fail."""
+        pushed = False
+        for part in parts:
+            if part.domain == ONE and not part.filters:
+                continue
+            self._quantify_part(COUNT_OF, None, part, None)
+            if pushed:
+                self.emit(ADD)
+            pushed = True
+        if pushed:
+            self.emit(CONST, 0)
+            self.emit(LT)
+        return pushed
+
+    def _failing(self, hook: str) -> None:
+        """Emit how many of a yes-or-no hook's contributions fail (``failing(hook)``'s
+        size): in load order, each whose ``when`` holds (or has none) and whose value
+        is false counts one, as ``compile.HookRef.applying`` evaluates them."""
+        contributions = self.machine.compiler.contributions(hook)
+        declared = self.hook_types.get(hook)
+        if contributions is None or declared is None or declared.name != "bool" \
+                or declared.of is not None:
+            raise Unsupported(f"failing({hook})")
+        if not contributions:
+            self.emit(CONST, 0)
+        for i, contribution in enumerate(contributions):
+            jump = None
+            if contribution.when is not None:
+                self._term(contribution.when)
+                jump = self.emit(AND)
+            self._term(contribution.value)
+            self.emit(NOT)
+            if jump is not None:
+                self.ops[jump + 1] = len(self.ops) // 2
+            if i:
+                self.emit(ADD)
 
     def _quantified(self, node: ir.Expr) -> tuple[int, str, list[Any]]:
         """Emit the place whose list ``node`` is; returns the list (an index of
@@ -596,24 +876,30 @@ class ClauseCompiler:
 
         The interpreter evaluates every argument before the body, even one the
         body never reads: so an argument must be one it cannot fail on (a
-        name, a literal, a piece's side), and it must compile here.
+        name, a literal, a piece's side), and it must compile here; or a list
+        of the shapes ``_parts`` reads, built first (``_built``) and gone
+        through where the body reads it.
         """
         if len(args) != len(function.params) or len(self.frames) >= MAX_INLINE:
             raise Unsupported(f"a call of {function.name}")
+        lists: list[_Part] = []
         for arg in args:
-            if not self._total(arg):
-                raise Unsupported(f"an argument of {function.name}")
-            mark = len(self.ops)
-            self.expr(arg)      # compiles (else Unsupported); emitted where it is read
-            del self.ops[mark:]
+            lists.extend(self._argument(arg, allow_lists=True) or ())
+        built = self._built(lists)
         self.frames.append(dict(zip(function.params, args, strict=True)))
         try:
             if emit is not None:
                 emit(function.body)
-                return "int"
-            return self.expr(function.body)
+                kind = "int"
+            else:
+                kind = self.expr(function.body)
         finally:
             self.frames.pop()
+        if built:
+            if kind not in ("int", "bool"):
+                raise Unsupported(f"a {kind} from a function given a list")
+            self.emit(ADD)      # the lists' 0
+        return kind
 
     def _total(self, node: ir.Expr) -> bool:
         """Whether the interpreter evaluates an argument without fail (given it compiles):
@@ -807,9 +1093,10 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
              values: Sequence[int], edges: EdgeColumns | None) -> int:
     """``run()`` on instructions ``ops`` (a whole clause, or a ``QUANTIFY``'s body)."""
     stack: list[int] = []
+    seen: set[int] = set()      # the values of DISTINCT quantifiers
     pc = 0
     n_pieces, n_places = tables.n_pieces, tables.n_places
-    props = [tables.columns[name] for name in sorted(tables.columns)]
+    props = [column for _, column in tables.properties()]
     end = len(ops) // 2
     symbols = len(tables.symbols)
     limits = {TAG: symbols, FEATURE: symbols, CROSSING: symbols, ALL_TAG: symbols,
@@ -825,9 +1112,9 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
         pc += 1
         # Malformed code (the native machine answers the same): an opcode out of
         # range, a stack too short, or as deep as the native machine's holds
-        # (MAX_INSTRUCTIONS entries, one kept spare), an argument indexing nothing.
+        # (STACK_DEPTH entries, one kept spare), an argument indexing nothing.
         if not 0 <= op < len(NEEDS) or len(stack) < NEEDS[op] \
-                or len(stack) >= MAX_INSTRUCTIONS - 1 \
+                or len(stack) >= STACK_DEPTH - 1 \
                 or (op in limits and not 0 <= arg < limits[op]):
             return UNKNOWN
         if op == PARAM:
@@ -847,6 +1134,8 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
             elif op == WHERE:
                 stack.append(board.place_of(piece))
             elif op == PROPERTY:
+                if props[arg][piece] == INEXACT:
+                    return UNKNOWN      # a property the piece lacks (tables.ABSENT)
                 stack.append(props[arg][piece])
             else:
                 value = piece_values[arg * n_pieces + piece]
@@ -936,8 +1225,9 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
             place = stack.pop()
             mode, domain, held_in, length = quantify_parts(arg)
             every = domain == QUANTIFIED.index("all pieces")
+            one = domain == QUANTIFIED.index("one item")
             # Its variable takes the next slot: the body reads the slots before it.
-            if arg < 0 or not (every or 0 <= place < n_places) or mode > ANY_OF \
+            if arg < 0 or not (every or one or 0 <= place < n_places) or mode > DISTINCT_MORE \
                     or domain >= len(QUANTIFIED) or held_in != len(params) \
                     or held_in >= SLOTS or pc + length > end:
                 return UNKNOWN
@@ -945,11 +1235,13 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
             pc += length
             inner = [*params, NONE]
             found = 0
+            if mode == DISTINCT_NEW:
+                seen.clear()
             # The items in the interpreter's order: one it would fail on makes
             # the answer UNKNOWN. `any` stops at the first that holds, as the
             # interpreter's does, except over every piece: that domain's filters
             # are the interpreter's list, built whole before `any` looks at it.
-            for item in (range(n_pieces) if every else
+            for item in (range(n_pieces) if every else (place,) if one else
                          board.occupants(place) if domain == 0 else
                          tables.neighbours_of(place) if domain == 1 else
                          tables.shore_of(place)):
@@ -958,12 +1250,22 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
                                   values, edges)
                 if answer == UNKNOWN:
                     return UNKNOWN
-                found += answer != 0
+                if mode < DISTINCT_NEW:
+                    found += answer != 0
+                elif answer != SKIPPED and answer not in seen:
+                    if len(seen) >= DISTINCT_LIMIT:
+                        return UNKNOWN
+                    seen.add(answer)
+                    found += 1
                 if found and mode == ANY_OF and not every:
                     break
             stack.append(int(found > 0) if mode == ANY_OF else found)
         elif op == NOT:
             stack.append(1 - stack.pop())
+        elif op == SKIP_UNLESS:
+            if stack.pop() == 0:
+                return SKIPPED  # a filter left the item out
+
         elif op in (AND, OR):
             if not pc <= arg <= end:
                 return UNKNOWN

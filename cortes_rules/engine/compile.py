@@ -281,6 +281,12 @@ class Compiler:
 
         return guarded
 
+    def contributions(self, hook: str) -> tuple[ir.Contribute, ...] | None:
+        """A hook's contributions in load order (those of the chosen options and
+        readings), or None if no hook has that name."""
+        found = self._hook_clauses.get(hook)
+        return None if found is None else tuple(found)
+
     def hook(self, name: str) -> HookRef:
         ref = self._hooks.get(name)
         if ref is None:

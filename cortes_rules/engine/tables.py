@@ -17,6 +17,9 @@ integers, indexed by the ids ``World`` already gives (``Piece.index``,
   shore links the same way;
 - the counters' integer values (``move``, ``max_steps``, a rulebook's own
   properties) are columns, one per property whose every value is an integer;
+  a property whose every value is a text or missing (a tribe) is a column of
+  codes, the text's place among the property's texts in sorted order
+  (``ABSENT`` where missing: reading it fails), read only to tell values apart;
 - the map's named groups of places (regions, zone groups) are rows of one
   flag per place.
 
@@ -36,6 +39,10 @@ import attrs
 from ..core.world import World
 
 NONE = -1
+ABSENT = -(1 << 62)
+"""A text property's code where the piece lacks the property (the interpreter fails
+to read it); the same number as ``bytecode.INEXACT``, so the machines answer
+``UNKNOWN`` there."""
 """The index standing for no player or no place."""
 KINDS = ("hex", "area", "zone", "pool")
 """Place kinds, by their number in ``Tables.place_kind``."""
@@ -65,6 +72,16 @@ class Tables:
     symbol_index: dict[str, int]
     region_names: tuple[str, ...]
     region_member: array[int]    # n_places flags per region
+    texts: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
+    """Properties of pieces that hold texts: the texts of each, sorted."""
+    text_columns: dict[str, array[int]] = attrs.field(factory=dict)
+    """Their codes by piece: an index into ``texts[name]``, or ``ABSENT``."""
+
+    def properties(self) -> list[tuple[str, array[int]]]:
+        """Every column of piece properties as the machines number them (``PROPERTY``'s
+        argument): the integer ones by name, then the text ones by name."""
+        return [*((name, self.columns[name]) for name in sorted(self.columns)),
+                *((name, self.text_columns[name]) for name in sorted(self.text_columns))]
 
     @property
     def n_pieces(self) -> int:
@@ -138,6 +155,15 @@ def lower(world: World) -> Tables:
                   if type(v) is int and -(1 << 63) <= v < 1 << 63]
         if len(values) == len(world.pieces):
             columns[name] = array("q", values)
+    texts: dict[str, tuple[str, ...]] = {}
+    text_columns: dict[str, array[int]] = {}
+    for name in props:
+        held = [piece.props.get(name) for piece in world.pieces]
+        if all(v is None or type(v) is str for v in held) \
+                and any(type(v) is str for v in held):
+            texts[name] = tuple(sorted({v for v in held if v is not None}))
+            code = {text: i for i, text in enumerate(texts[name])}
+            text_columns[name] = array("q", (ABSENT if v is None else code[v] for v in held))
     return Tables(
         symbols=symbols, words=words,
         piece_ids=tuple(p.id for p in world.pieces),
@@ -152,7 +178,7 @@ def lower(world: World) -> Tables:
         neighbour_start=neighbour_start, neighbours=neighbours,
         edge_features=bitset(world.hexside(p, q) for p in places for q in p.neighbours),
         shore_start=shore_start, shore=shore,
-        columns=columns, symbol_index=index,
+        columns=columns, symbol_index=index, texts=texts, text_columns=text_columns,
         region_names=tuple(world.regions),
         region_member=array("b", (int(place in members) for members in
                                   (frozenset(world.regions[name]) for name in world.regions)
@@ -181,6 +207,10 @@ def check(tables: Tables, world: World) -> list[str]:
             wrong.append(f"{piece.id}: tags")
         for name, column in tables.columns.items():
             if column[i] != piece.props.get(name):
+                wrong.append(f"{piece.id}: {name}")
+        for name, column in tables.text_columns.items():
+            text = tables.texts[name][column[i]] if column[i] != ABSENT else None
+            if text != piece.props.get(name):
                 wrong.append(f"{piece.id}: {name}")
     for r, name in enumerate(tables.region_names):
         row = tables.region_member[r * len(world.places):(r + 1) * len(world.places)]

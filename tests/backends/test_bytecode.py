@@ -244,9 +244,13 @@ def test_3_3_clauses_outside_the_subset_compile_to_nothing():
     assert compiler.compile("3.3", long, params) is None
 
 
-def _zoc_with(tmp_path, extra: str):
-    """The zone-of-control fixture with more rules in its 3.3 ("occupied hexes")."""
+def _zoc_with(tmp_path, extra: str, props: dict[str, str] | None = None):
+    """The zone-of-control fixture with more rules in its 3.3 ("occupied hexes"), and
+    ``props`` (by counter id) added to its counters' lines."""
     source = ZOC.read_text()
+    for counter, added in (props or {}).items():
+        line = next(x for x in source.splitlines() if x.strip().startswith(f"counter {counter} "))
+        source = source.replace(line, f"{line} {added}")
     marker = "  forbid move when count(to.pieces) >= 2\n"
     assert marker in source
     path = tmp_path / "zoc.rules"
@@ -586,7 +590,7 @@ def test_3_3_a_malformed_quantifier_answers_unknown_on_both_machines(tmp_path):
     values = columns.values(state)
     native = ClauseMachine(tables) if ClauseMachine is not None else None
     broken = [bc.quantify_arg(mode, domain, slot, length + 50),    # past the end
-              bc.quantify_arg(2, domain, slot, length),            # no such mode
+              bc.quantify_arg(4, domain, slot, length),            # no such mode
               bc.quantify_arg(mode, domain, bc.SLOTS, length),     # no such slot
               bc.quantify_arg(mode, domain, slot - 1, length),     # a parameter's slot
               bc.quantify_arg(mode, domain, slot + 1, length),     # a slot skipped
@@ -602,6 +606,112 @@ def test_3_3_a_malformed_quantifier_answers_unknown_on_both_machines(tmp_path):
     # The shore or neighbours of none: UNKNOWN, as the interpreter fails.
     for params in ([0, NONE],):
         assert bc.run(code, params, tables, boards[0], *values) == bc.UNKNOWN
+
+
+HOOKED_CLAUSES = (
+    "  hook crowding: bool \"What one side's units in a hex must meet\"\n"
+    "  contribute crowding = count(u in units where u.spent > 0) <= 1 when side == blue\n"
+    "  contribute crowding = not any(u in units where u.stopped) when side == red\n"
+    "  contribute crowding = count(u in units where u is red_infantry) <= 1\n"
+    "  function crowded_by(hex, side, units) = failing(crowding)\n"
+    "  function mine(h, s) = list(u for u in h.pieces where u.side == s)\n"
+    "  forbid move when count(crowded_by(to, unit.side, mine(to, unit.side) + [unit])) > 0\n"
+    "  function ignoring(h, units) = count(h.pieces) > 3\n"
+    "  forbid move when ignoring(to, mine(origin, unit.side))\n"
+)
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+@pytest.mark.parametrize("setup", ["standard", "contact", "cornered"])
+def test_3_3_a_hooks_failing_contributions_over_a_list_argument_run_natively(tmp_path, setup):
+    # `count(failing(hook))` expands into the hook's contributions, each
+    # counted where its `when` holds and its value is false; `units`, a list
+    # built from a hex's pieces of one side plus the moving unit, is gone
+    # through part by part (QUANTIFY over the pieces, filtered, and over the
+    # one item): the same answers as the interpreter for every unit and hex.
+    book, tables, columns, compiler = _zoc_with(tmp_path, HOOKED_CLAUSES)
+    position, decl = next((i, decl) for i, (_, _, _, decl) in
+                          enumerate(book._machine.forbids["move"])
+                          if "crowded_by" in render(decl.when))
+    code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
+    assert code is not None
+    names = [line.split()[1] for line in code.listing()]
+    assert "ASK" not in names
+    domains = {bc.QUANTIFIED[bc.quantify_parts(code.ops[i + 1])[1]]
+               for i in range(0, len(code.ops), 2) if code.ops[i] == bc.QUANTIFY}
+    assert domains == {"pieces", "one item"}
+    answers = _every_move_on_both(book, tables, columns, code, position, setup)
+    assert bc.UNKNOWN not in answers
+    if setup == "contact":
+        assert answers == {0, 1}
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+def test_3_3_a_list_argument_is_built_before_the_body_even_unread(tmp_path):
+    # The interpreter builds a function's arguments first: a list of the
+    # pieces of no place fails even where the body never reads it, so the
+    # machines answer UNKNOWN there, and where it builds they answer as the
+    # interpreter does.
+    book, tables, columns, compiler = _zoc_with(tmp_path, HOOKED_CLAUSES)
+    machine = book._machine
+    decl = next(decl for _, _, _, decl in machine.forbids["move"]
+                if "ignoring" in render(decl.when))
+    cond = next(c for _, c, _, d in machine.forbids["move"] if d is decl)
+    move = next(o for p in machine.compiled_procs().values() for ins in p.code
+                if ins[0] in (CHOOSE, SEALED) for o in ins[1].options if o.kind == "move")
+    code = compiler.compile("3.3", decl.when, MOVE_PARAMS, move.decl.bindings)
+    assert code is not None
+    state = book.new_game(seed=1, setup="contact")
+    unit, hex_ = machine.world.pieces[0], machine.world.hexes[0]
+    native = ClauseMachine(tables) if ClauseMachine is not None else None
+    for where in (None, hex_):
+        state._put(unit, where)
+        boards = _boards(state, tables)
+        values = columns.values(state)
+        expected = _interpreter(cond, state, {"unit": unit, "to": hex_, "origin": where})
+        assert expected == (bc.UNKNOWN if where is None else 0)
+        params = [unit.index, hex_.index]
+        assert bc.run(code, params, tables, boards[0], *values) == expected
+        if native is not None:
+            assert native.run(code.ops, params, boards[-1], *values) == expected
+
+
+DISTINCT_CLAUSES = (
+    "  property tribe \"tribe\" values east, north, south, west\n"
+    "  function band(h, s) = list(u for u in h.pieces where u.side == s)\n"
+    "  forbid move when count(distinct(u.tribe for u in band(to, unit.side) + [unit] "
+    "where u.spent == 0)) > 1\n"
+)
+# Tribes (texts, one unit without): the codes tell them apart as the texts do.
+TRIBES = {"B1": "north", "B2": "south", "B3": "north", "R1": "east", "R2": "east",
+          "R3": "west"}
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+@pytest.mark.parametrize("setup", ["standard", "contact", "cornered"])
+def test_3_3_distinct_texts_over_a_list_run_natively(tmp_path, setup):
+    # `count(distinct(u.tribe for u in L where C))`: each part of L a QUANTIFY
+    # that counts the values the parts before it did not give (a filtered item
+    # SKIP_UNLESS leaves out), a text property read as codes: the same answers
+    # as the interpreter for every unit and hex. B4 and R4 have no tribe: where
+    # the interpreter fails reading theirs, the machines answer UNKNOWN.
+    book, tables, columns, compiler = _zoc_with(
+        tmp_path, DISTINCT_CLAUSES, {c: f"tribe {t}" for c, t in TRIBES.items()})
+    assert tables.texts == {"tribe": ("east", "north", "south", "west")}
+    position, decl = next((i, decl) for i, (_, _, _, decl) in
+                          enumerate(book._machine.forbids["move"])
+                          if "distinct" in render(decl.when))
+    code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
+    assert code is not None
+    names = [line.split()[1] for line in code.listing()]
+    assert "ASK" not in names and "SKIP_UNLESS" in names
+    modes = [bc.quantify_parts(code.ops[i + 1])[0] for i in range(0, len(code.ops), 2)
+             if code.ops[i] == bc.QUANTIFY]
+    assert modes == [bc.DISTINCT_NEW, bc.DISTINCT_MORE]
+    answers = _every_move_on_both(book, tables, columns, code, position, setup)
+    assert {0, bc.UNKNOWN} <= answers
+    if setup == "contact":
+        assert 1 in answers
 
 
 @pytest.mark.rule("3.3", rulebook="zoc")

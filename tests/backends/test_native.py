@@ -21,6 +21,7 @@ import cortes_rules
 from cortes_rules.dsl import ir
 from cortes_rules.dsl.render import expr as render
 from cortes_rules.engine import bytecode as bc
+from cortes_rules.engine.board import NONE
 from cortes_rules.engine.domains import free_names
 from cortes_rules.engine.machine import CHOOSE, SEALED
 from cortes_rules.engine.native import NativePairs, native_condition, quantifies
@@ -248,12 +249,14 @@ def test_10_9_a_pair_listing_hands_back_what_it_cannot_number_and_keeps_errors()
     def failing(a, b):
         raise cortes_rules.CortesRulesError("the interpreter fails here")
 
-    # A hex holding only the unit's own side reaches the stacking limits: ASK.
-    own = [p for p in machine.world.hexes if board.count(p.index) > 0 and all(
-        u.side == unit.side for u in state.pieces_in(p))][:1]
-    assert own
+    # A clause that asks the interpreter about every candidate (ASK; the
+    # redeployment's own clause now runs whole, the stacking limits included).
+    asking = array("q", [bc.ASK, 0, bc.RETURN, 0])
     with pytest.raises(cortes_rules.CortesRulesError):
-        pairs([unit], [own], failing)
+        support.clauses.enumerate_pairs(
+            [unit], [hexes], Piece, Place, board, state.native.pieces, state.native.places,
+            (), asking, array("q", [0, 2, 0, 0]), native.first_pos, native.second_pos,
+            native.base, native.width, [], False, failing)
 
 
 @pytest.mark.rule("7.1")
@@ -289,7 +292,7 @@ def test_2_1_malformed_bytecode_gets_the_same_answer_from_both_machines(ops, par
 @pytest.mark.rule("2.1")
 @pytest.mark.parametrize("depth", [253, 254, 255, 256])
 def test_2_1_a_stack_as_deep_as_the_native_one_gets_the_same_answer(depth):
-    # The native machine's stack holds bc.MAX_INSTRUCTIONS entries and keeps
+    # The native machine's stack holds bc.STACK_DEPTH entries and keeps
     # one spare: a clause that pushes 255 values answers UNKNOWN on both.
     book = _compiled("cortes")
     support = book._machine.native_support()
@@ -298,8 +301,30 @@ def test_2_1_a_stack_as_deep_as_the_native_one_gets_the_same_answer(depth):
     board = support.state_of(state).board
     flat = array("q", [bc.CONST, 1] * depth + [bc.RETURN, 0])
     expected = bc.run(bc.Code("x", (), flat), (), support.tables, board, pieces, places)
-    assert expected == (1 if depth < bc.MAX_INSTRUCTIONS - 1 else bc.UNKNOWN)
+    assert expected == (1 if depth < bc.STACK_DEPTH - 1 else bc.UNKNOWN)
     assert support.clauses.run(flat, (), board, pieces, places) == expected
+
+
+@pytest.mark.rule("6.3")
+def test_6_3_distinct_values_are_counted_alike_and_bounded_on_both_machines():
+    # DISTINCT over every piece: their sides (a few values) are counted; their
+    # own indices (more than bc.DISTINCT_LIMIT) answer UNKNOWN on both machines.
+    book = _compiled("cortes")
+    support = book._machine.native_support()
+    state = book.new_game(seed=1, setup="historical")
+    pieces, places = support.columns.values(state)
+    board = support.state_of(state).board
+    every = bc.QUANTIFIED.index("all pieces")
+    for body, expected in (([bc.PARAM, 0, bc.SIDE, 0, bc.RETURN, 0],
+                            len(set(support.tables.piece_side))),
+                           ([bc.PARAM, 0, bc.RETURN, 0], bc.UNKNOWN)):
+        flat = array("q", [bc.CONST, NONE,
+                           bc.QUANTIFY, bc.quantify_arg(bc.DISTINCT_NEW, every, 0, 3),
+                           *body, bc.RETURN, 0])
+        assert bc.run(bc.Code("6.3", (), flat), (), support.tables, board, pieces,
+                      places) == expected
+        assert support.clauses.run(flat, (), board, pieces, places) == expected
+    assert support.tables.n_pieces > bc.DISTINCT_LIMIT
 
 
 def _procedure_tests(program):
