@@ -237,7 +237,7 @@ def test_3_3_clauses_outside_the_subset_compile_to_nothing():
     assert outside, "the fixture has a zone-of-control clause (a function call)"
     for when in outside:
         assert compiler.compile("3.3", when, params) is None
-    # A clause longer than the native machine's stack stays with the interpreter.
+    # A clause longer than bc.MAX_INSTRUCTIONS stays with the interpreter.
     long = ir.BoolLit(True, outside[0].span)
     for _ in range(bc.MAX_INSTRUCTIONS):
         long = ir.BoolOp("and", long, ir.BoolLit(True, long.span), long.span)
