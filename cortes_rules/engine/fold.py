@@ -39,6 +39,7 @@ from .bytecode import INEXACT, UNSET, number_cell
 from .codegen import Purity
 from .bytecode import variables_of as bytecode_variables
 from .machine import GameState, Machine
+from .domains import _replace
 from .piece_reads import PieceReads, profile
 from .tables import Tables
 
@@ -323,6 +324,46 @@ class _Failed:
     """A binding the interpreter cannot evaluate for one move, with its error."""
 
     error: CortesRulesError
+
+
+def reads_only_place(machine: Machine, expr: ir.Expr, piece: str) -> bool:
+    """Whether ``expr`` reads nothing that changes during a game but the place of the
+    piece named ``piece``: its value is then the same for the same piece in the same
+    place, whatever else the position holds. (Calls of functions given names are
+    expanded first, so that the place read inside them is seen as such; a call left
+    as it is is judged by ``Purity``, which follows it into the function.)"""
+    bound = frozenset((piece, _FROM))
+    expanded = _expanded(expr, machine.compiler.functions, 0)
+    pure, names = Purity(machine.fast).scan(_leaving(expanded, piece), bound)
+    variables = bytecode_variables(machine.program)
+    return pure and not any(n in variables or n in machine.compiler.values
+                            for n in names - bound)
+
+
+def _expanded(expr: Any, functions: Any, depth: int) -> Any:
+    """``expr`` with each call of a rulebook function given names or literals replaced
+    by the function's body, its parameters read as the arguments (a call nested too
+    deeply, or whose body has a binder that would capture a name, is kept)."""
+    if isinstance(expr, ir.Call) and expr.binder is None and expr.func in functions \
+            and depth < 16:
+        function = functions[expr.func]
+        if len(expr.args) == len(function.params) and all(
+                isinstance(a, (ir.Name, ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit))
+                for a in expr.args):
+            body = _replace(function.body, dict(zip(function.params, expr.args, strict=True)))
+            if body is not None:
+                return _expanded(body, functions, depth + 1)
+    if isinstance(expr, (tuple, list)):
+        return type(expr)(_expanded(e, functions, depth) for e in expr)
+    if not attrs.has(type(expr)):
+        return expr
+    changes = {}
+    for field in attrs.fields(type(expr)):
+        old = getattr(expr, field.name)
+        new = _expanded(old, functions, depth)
+        if new is not old:
+            changes[field.name] = new
+    return attrs.evolve(expr, **changes) if changes else expr
 
 
 def _is_place_of(node: ir.Expr, piece: str) -> bool:

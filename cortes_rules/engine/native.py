@@ -34,6 +34,7 @@ from . import bytecode as bc
 from .board import NONE
 from .compile import _as_iterable
 from .domains import TYPES, PieceDomain, free_names
+from . import fold
 from .fold import EdgeBindings
 from .tables import Tables, lower
 
@@ -210,6 +211,13 @@ class NativePairs:
         world = machine.world
         self.objects = tuple(world.places if t is Place else world.pieces for t in types)
         self.names = tuple(name for name, _ in kind.params)
+        # A second domain that reads of the position only the first piece's place
+        # (fold.reads_only_place): its lists by (piece, place), kept for the game's
+        # rulebook, the same in every position.
+        self.by_place: dict[tuple[int, int], Any] | None = None
+        if dependent and types[0] is Piece and fold.reads_only_place(
+                machine, spec.decl.params[1].domain, self.names[0]):
+            self.by_place = {}
 
     @classmethod
     def build(cls, support: NativeSupport, spec: Any) -> NativePairs | None:
@@ -272,11 +280,22 @@ class NativePairs:
             return True
         first_name, second_name = self.names
         if self.dependent:
-            # The second domain reads the first value: one list per first value.
+            # The second domain reads the first value: one list per first value
+            # (kept by piece and place when it reads nothing else that changes).
             scope = dict(env)
             domain = self.domains[1]
             seconds = []
+            kept, where_now = self.by_place, s.where
             for first in firsts:
+                if kept is not None and type(first) is Piece:
+                    at = where_now[first.index]
+                    key = (first.index, -1 if at is None else at.index)
+                    listed = kept.get(key)
+                    if listed is None:
+                        scope[first_name] = first
+                        listed = kept[key] = _sequence(domain(s, scope))
+                    seconds.append(listed)
+                    continue
                 scope[first_name] = first
                 seconds.append(_sequence(domain(s, scope)))
         else:

@@ -21,6 +21,7 @@ import cortes_rules
 from cortes_rules.dsl import ir
 from cortes_rules.dsl.render import expr as render
 from cortes_rules.engine import bytecode as bc
+from cortes_rules.engine import fold
 from cortes_rules.engine.board import NONE
 from cortes_rules.engine.domains import free_names
 from cortes_rules.engine.machine import CHOOSE, SEALED
@@ -186,8 +187,31 @@ def test_7_19_the_native_lake_movement_lists_what_the_generated_enumerator_lists
                 if ins[0] == CHOOSE for o in ins[1].options if o.kind == "sail")
     native = support.option(sail)
     assert isinstance(native, NativePairs) and native.dependent and native.pieces is not None
+    # A unit's lake targets read of the position only its place: kept by unit
+    # and place, and read back in the positions compared below.
+    assert native.by_place is not None
     assert _compare_pairs(book, "sail", range(4), 400,
                           {"setup": "historical", "turn_limit": 10}) > 100
+    assert native.by_place
+
+
+@pytest.mark.rule("11.6")
+def test_11_6_second_domains_that_read_more_than_a_place_are_not_kept():
+    # The porters of a cannon are the infantry in its hex, the bombardment's
+    # targets the units on a shore (8.28): both read what the pieces do, so
+    # each is listed afresh; sail_targets reads only the unit's place.
+    book = _compiled("cortes", options=("veteran",))
+    machine = book._machine
+    support = machine.native_support()
+    specs = {o.kind: o for p in machine.compiled_procs().values() for ins in p.code
+             if ins[0] == CHOOSE for o in ins[1].options}
+    for kind, kept in (("carry", False), ("bombard", False), ("sail", True)):
+        spec = specs[kind]
+        first, second = spec.decl.params
+        assert fold.reads_only_place(machine, second.domain, first.name) is kept, kind
+        native = support.option(spec)
+        assert isinstance(native, NativePairs)
+        assert (native.by_place is not None) is kept, kind
 
 
 @pytest.mark.rule("11.6")
