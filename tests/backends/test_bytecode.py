@@ -262,6 +262,13 @@ def _zoc_with(tmp_path, extra: str, props: dict[str, str] | None = None):
     return book, tables, columns, bc.ClauseCompiler(machine, tables, columns)
 
 
+def _move_forbid(book, text: str):
+    """The first forbid clause on ``move`` whose condition reads ``text``: its position
+    among the kind's clauses and its declaration."""
+    return next((i, decl) for i, (_, _, _, decl) in enumerate(book._machine.forbids["move"])
+                if text in render(decl.when))
+
+
 def _every_move(book, tables, columns, code, position) -> set[int]:
     """``code`` for every (unit, hex) of the fixture at its set-up, against the interpreter's
     clause; the answers the bytecode gave."""
@@ -309,9 +316,7 @@ def test_3_3_another_players_pieces_are_one_count_test(tmp_path):
     book, tables, columns, compiler = _zoc_with(
         tmp_path, "  forbid move when any(e in to.pieces where e.side != none and "
                   "e.side != unit.side)\n")
-    machine = book._machine
-    position, decl = next((i, decl) for i, (_, _, _, decl) in
-                          enumerate(machine.forbids["move"]) if "none" in render(decl.when))
+    position, decl = _move_forbid(book, "none")
     code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
     assert code is not None
     assert [line.split()[1] for line in code.listing()] == \
@@ -568,8 +573,7 @@ def test_3_3_a_comprehension_the_machine_cannot_run_whole_is_asked(tmp_path):
     book, tables, columns, compiler = _zoc_with(
         tmp_path, "  forbid move when to has town or any(n in neighbours(to) where "
                   "zoc(n, unit.side))\n")
-    decl = next(decl for _, _, _, decl in book._machine.forbids["move"]
-                if "town or any" in render(decl.when))
+    _, decl = _move_forbid(book, "town or any")
     code = compiler.compile("3.3", decl.when, MOVE_PARAMS, partial=True)
     assert code is not None
     assert [line.split()[1] for line in code.listing()] == \
@@ -579,8 +583,7 @@ def test_3_3_a_comprehension_the_machine_cannot_run_whole_is_asked(tmp_path):
 @pytest.mark.rule("3.3", rulebook="zoc")
 def test_3_3_a_malformed_quantifier_answers_unknown_on_both_machines(tmp_path):
     book, tables, columns, compiler = _zoc_with(tmp_path, QUANTIFIED_CLAUSES)
-    decl = next(decl for _, _, _, decl in book._machine.forbids["move"]
-                if "crowded" in render(decl.when))
+    _, decl = _move_forbid(book, "crowded")
     code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
     at = next(i for i in range(0, len(code.ops), 2) if code.ops[i] == bc.QUANTIFY)
     mode, domain, slot, length = bc.quantify_parts(code.ops[at + 1])
@@ -630,9 +633,7 @@ def test_3_3_a_hooks_failing_contributions_over_a_list_argument_run_natively(tmp
     # through part by part (QUANTIFY over the pieces, filtered, and over the
     # one item): the same answers as the interpreter for every unit and hex.
     book, tables, columns, compiler = _zoc_with(tmp_path, HOOKED_CLAUSES)
-    position, decl = next((i, decl) for i, (_, _, _, decl) in
-                          enumerate(book._machine.forbids["move"])
-                          if "crowded_by" in render(decl.when))
+    position, decl = _move_forbid(book, "crowded_by")
     code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
     assert code is not None
     names = [line.split()[1] for line in code.listing()]
@@ -654,8 +655,7 @@ def test_3_3_a_list_argument_is_built_before_the_body_even_unread(tmp_path):
     # interpreter does.
     book, tables, columns, compiler = _zoc_with(tmp_path, HOOKED_CLAUSES)
     machine = book._machine
-    decl = next(decl for _, _, _, decl in machine.forbids["move"]
-                if "ignoring" in render(decl.when))
+    _, decl = _move_forbid(book, "ignoring")
     cond = next(c for _, c, _, d in machine.forbids["move"] if d is decl)
     move = next(o for p in machine.compiled_procs().values() for ins in p.code
                 if ins[0] in (CHOOSE, SEALED) for o in ins[1].options if o.kind == "move")
@@ -698,9 +698,7 @@ def test_3_3_distinct_texts_over_a_list_run_natively(tmp_path, setup):
     book, tables, columns, compiler = _zoc_with(
         tmp_path, DISTINCT_CLAUSES, {c: f"tribe {t}" for c, t in TRIBES.items()})
     assert tables.texts == {"tribe": ("east", "north", "south", "west")}
-    position, decl = next((i, decl) for i, (_, _, _, decl) in
-                          enumerate(book._machine.forbids["move"])
-                          if "distinct" in render(decl.when))
+    position, decl = _move_forbid(book, "distinct")
     code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
     assert code is not None
     names = [line.split()[1] for line in code.listing()]
@@ -721,8 +719,7 @@ def test_3_3_any_over_a_places_pieces_stops_where_the_interpreter_stops(tmp_path
     # leave the answer to it, an earlier one can.
     book, tables, columns, compiler = _zoc_with(
         tmp_path, "  forbid move when any(e in to.pieces where e.spent > 0)\n")
-    decl = next(decl for _, _, _, decl in book._machine.forbids["move"]
-                if "e.spent > 0" in render(decl.when))
+    _, decl = _move_forbid(book, "e.spent > 0")
     code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
     assert code is not None and bc.QUANTIFY in code.ops[0::2]
     state = book.new_game(seed=1, setup="standard")
