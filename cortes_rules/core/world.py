@@ -182,6 +182,8 @@ class World:
         self.places: tuple[Place, ...] = tuple(places)
         self.place: dict[str, Place] = {p.id: p for p in places}
         self._hexsides: dict[frozenset[int], frozenset[str]] = {}
+        # Each hex's cube coordinates by place index, worked out when first measured.
+        self._cubes: dict[int, tuple[int, int, int]] = {}
         if data is not None:
             for hex_place in self.hexes:
                 hex_place.neighbours = tuple(
@@ -263,7 +265,12 @@ class World:
 
     def distance(self, a: Place, b: Place) -> int:
         if a.kind == "hex" and b.kind == "hex":
-            return hexgrid.distance(a.id, b.id, self.odd_columns_low)
+            cubes = self._cubes
+            if a.index not in cubes:
+                cubes[a.index] = hexgrid.cube(a.id, self.odd_columns_low)
+            if b.index not in cubes:
+                cubes[b.index] = hexgrid.cube(b.id, self.odd_columns_low)
+            return hexgrid.cube_distance(cubes[a.index], cubes[b.index])
         raise CortesRulesError(f"distance is measured between hexes, not {a} and {b}")
 
     def sight_lines(self, a: Place, b: Place) -> tuple[tuple[Place, ...], ...]:

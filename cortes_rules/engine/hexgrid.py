@@ -77,11 +77,19 @@ def _cube(coord: Coord, odd_columns_low: bool) -> tuple[int, int, int]:
     return column, -column - z, z
 
 
+def cube(hex_id: str, odd_columns_low: bool = True) -> tuple[int, int, int]:
+    """A hex's cube coordinates (x + y + z == 0), in which distances are measured."""
+    return _cube(parse_hex(hex_id), odd_columns_low)
+
+
+def cube_distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> int:
+    """The number of hex steps between two hexes given by their cube coordinates."""
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]), abs(a[2] - b[2]))
+
+
 def distance(a: str, b: str, odd_columns_low: bool = True) -> int:
     """The number of hex steps between two hexes."""
-    ax, ay, az = _cube(parse_hex(a), odd_columns_low)
-    bx, by, bz = _cube(parse_hex(b), odd_columns_low)
-    return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+    return cube_distance(cube(a, odd_columns_low), cube(b, odd_columns_low))
 
 
 def _offset(cube: tuple[int, int, int], odd_columns_low: bool) -> Coord:

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import strategies as S
 from cortes_rules import Action, IllegalActionError, NotationError
 from cortes_rules.dsl import ir
+from cortes_rules.engine import hexgrid
 
 _ODDS: dict[tuple[int, int, int], tuple[str, str]] = {}
 
@@ -463,3 +464,21 @@ def test_8_11_directions_are_symmetric_and_opposite(book, hex_index):
     assert not book.evaluate("adjacent(h, h)", h=hex_id)
     if len(around) == 6:  # interior hex: the list is in direction order
         assert [row[1] for row in rows] == list(range(6))
+
+
+@pytest.mark.rule("8.11")
+@settings(max_examples=n(200))
+@given(first=st.integers(0, 10_000), second=st.integers(0, 10_000))
+def test_8_11_distance_is_a_metric_counted_in_hex_steps(book, first, second):
+    # The distance the rules read (the world keeps each hex's cube coordinates
+    # once measured) is the hex-step count: the same from either end, zero only
+    # from a hex to itself, one step nearer or farther across a hexside, and
+    # what the grid's own formula gives for the two hex ids.
+    a = book.hex_ids[first % len(book.hex_ids)]
+    b = book.hex_ids[second % len(book.hex_ids)]
+    there, back = book.evaluate("[distance(a, b), distance(b, a)]", a=a, b=b)
+    assert there == back == hexgrid.distance(a, b)
+    assert (there == 0) == (a == b)
+    for step in book.evaluate("list(distance(a, o) for o in neighbours(b))", a=a, b=b):
+        assert abs(step - there) <= 1
+    assert book.evaluate("distance(a, b)", a=a, b=b) == there   # asked again: the same
