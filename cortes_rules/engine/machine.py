@@ -15,9 +15,12 @@ every refusal names the rule of the clause that forbids it.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import threading
 import re
+from itertools import compress, repeat
+from operator import is_not
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -294,7 +297,10 @@ class ActionSpace:
         self._memo: dict[int, Action] = {}
         self._numbers: dict[int, tuple[Action, int]] = {}   # id(action) -> (action, number)
         self._decoded: dict[int, tuple[Kind, tuple[Any, ...]]] = {}
-        self._by_base = sorted(self.kinds.values(), key=lambda k: k.base)
+        # The kinds that have actions, by the first id of each (ascending).
+        self._by_base = sorted((k for k in self.kinds.values() if k.size),
+                               key=lambda k: k.base)
+        self._bases = [k.base for k in self._by_base]
 
     def action(self, number: int) -> Action:
         """The action with an id (memoised: the same object every time)."""
@@ -321,7 +327,7 @@ class ActionSpace:
     def _decode(self, number: int) -> tuple[Kind, tuple[Any, ...]]:
         if not 0 <= number < self.size:
             raise NotationError(f"no action has id {number}")
-        kind = next(k for k in reversed(self._by_base) if k.base <= number and k.size)
+        kind = self._by_base[bisect.bisect_right(self._bases, number) - 1]
         rest = number - kind.base
         values: list[Any] = []
         for domain in reversed(kind.domains):
@@ -1310,8 +1316,12 @@ class GameState:
                                        "player": world.players}[decl.owner]
             table = {"piece": self.piece_attrs, "place": self.place_attrs,
                      "player": self.player_attrs}[decl.owner]
-            table[decl.name] = [start(self, {decl.owner: o}) if start is not None
-                                else _zero(decl.type) for o in owners]
+            if start is None or isinstance(decl.initial, _LITERALS):
+                # The same value for every owner: worked out once.
+                first = _zero(decl.type) if start is None else start(self, {})
+                table[decl.name] = [first] * len(owners)
+            else:
+                table[decl.name] = [start(self, {decl.owner: o}) for o in owners]
         self.stack: list[list[Any]] = [[machine.main, 0, {}]]
         self._native_rebuild()
         if not machine.turn_phases:
@@ -1778,10 +1788,17 @@ class GameState:
         order, writing only the cells that change (a ``for each`` over all the pieces)."""
         for name, value in writes:
             column = self.piece_attrs[name]
-            new = self.where if value is _AT_PLACE else (value,) * len(column)
-            for index in [i for i, (old, v) in enumerate(zip(column, new, strict=True))
-                          if old is not v and not _same(old, v)]:
-                self._write_piece(name, index, new[index])
+            if value is _AT_PLACE:
+                new = self.where
+                for index in [i for i, (old, v) in enumerate(zip(column, new, strict=True))
+                              if old is not v and not _same(old, v)]:
+                    self._write_piece(name, index, new[index])
+                continue
+            # The cells holding this very object are left at C speed; the others are
+            # compared as ``_write_piece`` would.
+            for index in compress(range(len(column)), map(is_not, column, repeat(value))):
+                if not _same(column[index], value):
+                    self._write_piece(name, index, value)
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
         if not _same(self.piece_attrs[name][index], value):
@@ -2233,19 +2250,56 @@ class GameState:
             frame = stack[-1]
             proc, pc, env = frame
             code = proc.code
-            if pc >= len(code):
+            end = len(code)
+            # The instructions that neither pause nor change frames run in this
+            # inner loop, the frame's position kept in ``pc`` (none of them can
+            # end the game, and none of the functions they call reads it).
+            while pc < end:
+                ins = code[pc]
+                op = ins[0]
+                budget -= 1
+                if budget <= 0:
+                    raise RulesRuntimeError(f"procedure {proc.name} runs on without "
+                                            "reaching a decision", proc.span, proc.rule)
+                if op == JUMP_IF_NOT:
+                    pc = pc + 1 if ins[1](self, env) else ins[2]
+                elif op == JUMP:
+                    pc = ins[1]
+                elif op == REGION:
+                    taken = ins[1](self, env)
+                    if taken < 0:   # the region is not compiled: its instructions follow
+                        pc += 1
+                        continue
+                    pc = ins[2]
+                    budget -= taken - 1
+                    if budget <= 0:
+                        raise RulesRuntimeError(f"procedure {proc.name} runs on without "
+                                                "reaching a decision", proc.span, proc.rule)
+                elif op == LET:
+                    env[ins[1]] = ins[2](self, env)
+                    pc += 1
+                elif op == FOR_NEXT:
+                    items, i = env[ins[1]]
+                    where = ins[3]
+                    after = ins[4]  # past the loop, unless an item is left
+                    while i < len(items):
+                        env[ins[2]] = items[i]
+                        i += 1
+                        if where is None or where(self, env):
+                            after = pc + 1
+                            break
+                    env[ins[1]] = (items, i)
+                    pc = after
+                else:
+                    break
+            else:
                 stack.pop()
                 if not stack:
                     self._finish(None, "the turn sequence ended")
                     return
                 continue
-            ins = code[pc]
-            op = ins[0]
-            budget -= 1
-            if budget <= 0:
-                raise RulesRuntimeError(f"procedure {proc.name} runs on without reaching a "
-                                        "decision", proc.span, proc.rule)
             if op in _PAUSES:
+                frame[1] = pc
                 if op == CHOOSE:
                     self._check_live(ins[1], env, proc)
                 elif op == SEALED and self._sealed_next(ins[1], env) is None:
@@ -2257,37 +2311,22 @@ class GameState:
                     raise RulesRuntimeError("nothing to draw from", ins[3], proc.rule)
                 return
             frame[1] = pc + 1
-            if op == LET:
-                env[ins[1]] = ins[2](self, env)
-            elif op == REGION:
-                taken = ins[1](self, env)
-                if taken >= 0:   # else the region is not compiled: its instructions follow
-                    frame[1] = ins[2]
-                    budget -= taken - 1
-                    if budget <= 0:
-                        raise RulesRuntimeError(f"procedure {proc.name} runs on without "
-                                                "reaching a decision", proc.span, proc.rule)
-            elif op == JUMP:
-                frame[1] = ins[1]
-            elif op == JUMP_IF_NOT:
-                if not ins[1](self, env):
-                    frame[1] = ins[2]
+            if op == CALL:
+                target = self.machine.proc(ins[1], ins[3], proc.rule)
+                args = ins[2]
+                if len(args) != len(target.params):
+                    raise RulesRuntimeError(f"{target.name} takes {len(target.params)} "
+                                            f"argument(s), not {len(args)}", ins[3], proc.rule)
+                if len(stack) > 200:
+                    raise RulesRuntimeError("procedures call each other too deeply", ins[3],
+                                            proc.rule)
+                stack.append([target, 0, {p: a(self, env)
+                                           for p, a in zip(target.params, args, strict=True)}])
             elif op == FOR_INIT:
                 domain = ins[2](self, env)
                 if isinstance(domain, frozenset):
                     domain = tuple(sorted(domain, key=_order_key))
                 env[ins[1]] = (tuple(domain), 0)
-            elif op == FOR_NEXT:
-                items, i = env[ins[1]]
-                where = ins[3]
-                while i < len(items):
-                    env[ins[2]] = items[i]
-                    i += 1
-                    if where is None or where(self, env):
-                        break
-                else:
-                    frame[1] = ins[4]
-                env[ins[1]] = (items, i)
             elif op == SET_VAR:
                 name = ins[1]
                 value = ins[2](self, env)
@@ -2303,17 +2342,6 @@ class GameState:
                 self._set_attr(ins[1](self, env), ins[2], ins[3](self, env), ins[4], proc)
             elif op == PUT:
                 self._put_op(ins[1](self, env), ins[2](self, env), ins[3], proc)
-            elif op == CALL:
-                target = self.machine.proc(ins[1], ins[3], proc.rule)
-                args = ins[2]
-                if len(args) != len(target.params):
-                    raise RulesRuntimeError(f"{target.name} takes {len(target.params)} "
-                                            f"argument(s), not {len(args)}", ins[3], proc.rule)
-                if len(stack) > 200:
-                    raise RulesRuntimeError("procedures call each other too deeply", ins[3],
-                                            proc.rule)
-                stack.append([target, 0, {p: a(self, env)
-                                           for p, a in zip(target.params, args, strict=True)}])
             elif op == RETURN:
                 stack.pop()
                 if not stack:
@@ -2592,6 +2620,10 @@ def _reads(node: Any, attribute: str) -> bool:
 
 def _text(kind: Kind, values: tuple[Any, ...]) -> str:
     return " ".join((kind.name, *(format_value(v) for v in values)))
+
+
+# Initial values that are the same whatever they belong to.
+_LITERALS = (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit)
 
 
 def _zero(type_ref: ir.TypeRef) -> Any:
