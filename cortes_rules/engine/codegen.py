@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.world import Dice, Piece, Place, Player, Row, Table, World
 from ..dsl import ir
 from ..rule_numbers import rule_key
+from .domains import free_names
 from .compile import (
     _MISSING,
     Compiler,
@@ -1148,6 +1149,33 @@ class _Gen:
             return None
         return self.atom(self.x(other, ctx))
 
+    def native_pieces(self, node: ir.Call, ctx: _Ctx, domain: str) -> str | None:
+        """A local holding the pieces a comprehension over all the pieces keeps, listed
+        by the clause machine (``FastCompiler.native_filter``), or None at run time
+        when it cannot; None here when it never can: on the reference backend, while
+        the state read is noted for a cached enumeration or a rule trail is kept, or
+        for another domain.
+
+        The filter's variables are those bound to locals here and the procedure
+        variables read from ``env``; any other name it reads is a declaration the
+        clause machine resolves itself, so the filter runs only when ``env`` does
+        not hold that name."""
+        hook, where, binder = self.fast.native_filter, node.where, node.binder
+        if hook is None or where is None or binder is None or self.recording or ctx.trail \
+                or not isinstance(node.domain, ir.Name) or node.domain.id != "pieces" \
+                or "pieces" in ctx.locs or self.fast.resolve("pieces")[0] != "const":
+            return None
+        free = sorted(free_names(where, frozenset((binder,))))
+        slots = tuple(n for n in free if n in ctx.locs or (ctx.env and n in self.fast.variables))
+        values = [ctx.locs[n].var if n in ctx.locs else self.envvar(n) for n in slots]
+        guards = [f"{self.envvar(n)} is MISS" for n in free if n not in slots and ctx.env]
+        everything = self.k(self.fast.world.pieces)
+        found = self.tmp("native")
+        listed = f"{self.k(hook(where, binder, slots))}(s, ({''.join(v + ', ' for v in values)}))"
+        test = " and ".join(["s.drawn is None", f"{domain} is {everything}", *guards])
+        self.w(f"{found} = {listed} if {test} else None")
+        return found
+
     def comprehension(self, node: ir.Call, ctx: _Ctx) -> str:
         name = node.func
         if name == "distribution" or node.binder is None or node.domain is None:
@@ -1165,10 +1193,25 @@ class _Gen:
         else:
             self.w(f"{items} = {domain} if type({domain}) in _ITERABLE "
                    f"else _as_iterable({domain})")
+        native = self.native_pieces(node, ctx, domain) if name != "all" else None
+        if native is not None:
+            self.w(f"if {native} is not None: {items} = {native}")
         var = self.fast.fresh("b_" + _IDENT.sub("_", binder))
         inner = ctx.bind(**{binder: _Local(var, True, self.depth + 1)})
         t = self.tmp()
         where, element = node.where, node.element
+        if native is not None:
+            where = None   # tested below, unless the clause machine has listed the items
+
+        def test(then: str, condition: ir.Expr | None = node.where) -> None:
+            # ``then`` when ``node.where`` fails (not run over pieces listed natively).
+            if native is None or condition is None:
+                return
+            self.w(f"if {native} is None:")
+            self.push()
+            self.w(f"if not {self.x(condition, inner)}: {then}")
+            self.pop()
+
         if name == "all":
             self.w(f"{t} = True")
             self.loop(var, items)
@@ -1181,6 +1224,7 @@ class _Gen:
         if name == "any" and element is None:
             self.w(f"{t} = False")
             self.loop(var, items)
+            test("continue")
             if where is not None:
                 self.w(f"if {self.x(where, inner)}: {t} = True; break")
             else:
@@ -1203,6 +1247,7 @@ class _Gen:
             raise _Unsupported(name)
         self.w(f"{t} = []")
         self.loop(var, items)
+        test("continue")
         if where is not None:
             self.w(f"if not {self.x(where, inner)}: continue")
         value = self.x(element, inner) if element is not None else var
@@ -1276,6 +1321,11 @@ class FastCompiler:
         # iterations found (more levels save recomputing but cost more entries).
         self.cache_levels = 1
         self.stamp_offsets = (1, 1, 1)   # set by the machine (see GameState.stamps)
+        # On the compiled backend (set by the machine): ``native_filter(C, u, names)``
+        # gives a function listing the pieces ``u`` that ``C`` holds for, or None
+        # (``native.PieceFilter``); ``variables``: every name a procedure may bind.
+        self.native_filter: Callable[[ir.Expr, str, tuple[str, ...]], Any] | None = None
+        self.variables: frozenset[str] = frozenset()
         self.purity = Purity(self)
         self.memos: list[dict[Any, Any]] = []
         self._counter = 0

@@ -31,7 +31,7 @@ from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError, StartError
 from ..rule_numbers import rule_key
 from .backend import Backend, select
-from .bytecode import column_cell
+from .bytecode import column_cell, variables_of
 from .actions import Action, unchecked_action
 from .codegen import FastCompiler, Unsupported
 from .compile import (
@@ -408,6 +408,9 @@ class Machine:
         self.stamp_count = self.marks + len(world.places)
         self.fast.stamp_offsets = (1, self.holds, self.marks)
         self.regions = True
+        if self._native_capable():
+            self.fast.native_filter = self.piece_filter
+            self.fast.variables = variables_of(program)
         self.space = ActionSpace(world, program)
         # The compiled backend's native tables and clause machine, made with the
         # first game (see native.py); None on the reference interpreter.
@@ -528,6 +531,13 @@ class Machine:
             return generated
         fn: Fn = native_condition(self, node, generated)
         return fn
+
+    def piece_filter(self, condition: ir.Expr, binder: str, names: tuple[str, ...]) -> Any:
+        """``native.PieceFilter.run`` for a comprehension's filter over all the pieces
+        (the generated code calls it only on the compiled backend)."""
+        from .native import PieceFilter
+
+        return PieceFilter(self, condition, binder, names).run
 
     def item_scan(self, st: ir.ForEach) -> Any:
         """For a filtered ``for each`` whose body changes nothing but the loop

@@ -450,6 +450,69 @@ def native_condition(machine: Any, node: ir.Expr, generated: Any) -> Any:
 _UNCOMPILED: Any = object()
 
 
+class PieceFilter:
+    """A comprehension's filter over all the pieces, run by the clause machine.
+
+    For ``C`` in ``list(u for u in pieces where C)`` (and ``count``, ``any`` and
+    the other reducers) the generated code asks ``run(s, values)`` first,
+    ``values`` being those of the variables ``C`` reads (``names``, in slots 1
+    and up, the piece tested in slot 0). It answers the pieces ``C`` holds
+    for, in piece order, or None: a value that is no piece, place or player,
+    a condition that does not compile, or ``UNKNOWN`` for any piece (the
+    generated loop then tests each piece itself, and fails where the
+    interpreter fails). A filter that has answered None every time of its
+    first ``GIVE_UP`` calls stops trying.
+    """
+
+    GIVE_UP = 16
+    __slots__ = ("machine", "condition", "binder", "names", "codes", "misses", "hits")
+
+    def __init__(self, machine: Any, condition: ir.Expr, binder: str,
+                 names: tuple[str, ...]) -> None:
+        self.machine, self.condition, self.binder, self.names = \
+            machine, condition, binder, names
+        self.codes: dict[tuple[str, ...], bc.Code | None] = {}
+        self.misses = self.hits = 0
+
+    def run(self, s: Any, values: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        if self.misses >= self.GIVE_UP and not self.hits:
+            return None
+        found = self._found(s, values)
+        if found is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        pieces = self.machine.world.pieces
+        return tuple([pieces[i] for i in found])
+
+    def _found(self, s: Any, values: tuple[Any, ...]) -> list[int] | None:
+        support = self.machine.native_support()
+        if support is None or len(values) != len(self.names):
+            return None
+        types = []
+        params = []
+        for value in values:
+            kind = TYPES.get(type(value))
+            if kind is None:
+                return None
+            types.append(kind)
+            params.append(value.index)
+        key = tuple(types)
+        code = self.codes.get(key, _UNCOMPILED)
+        if code is _UNCOMPILED:
+            code = self.codes[key] = support.compiler.compile(
+                "", self.condition, [(self.binder, "piece"), *zip(self.names, key, strict=True)])
+        if code is None:
+            return None
+        if s.native is None:
+            s._native_rebuild()
+        native = s.native
+        cells = bc.value_cells(code.values, s) if code.values else ()
+        found: list[int] | None = support.clauses.filter_pieces(
+            code.ops, params, native.board, native.pieces, native.places, cells)
+        return found
+
+
 def _compiled_for(support: Any, node: ir.Expr, first: tuple[str, str] | None,
                   read: tuple[str, ...], env: Any, codes: dict[Any, Any]
                   ) -> tuple[bc.Code | None, list[int]]:
