@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import functools
 import typing
+from itertools import repeat
+from operator import is_
 from array import array
 from fractions import Fraction
 from collections.abc import Callable, Mapping, Sequence
@@ -171,7 +173,18 @@ def _flat(attrs_of: Mapping[str, Sequence[Any]], columns: Sequence[tuple[str, st
           ) -> array[int]:
     out = array("q")
     for name, kind in columns:
-        out.extend(column_cell(value, kind) for value in attrs_of[name])
+        values = attrs_of[name]
+        if values and all(map(is_, values, repeat(values[0]))):
+            # One value throughout (every column of a new game but a few): one cell.
+            out.extend(repeat(column_cell(values[0], kind), len(values)))
+            continue
+        cls = _CLASSES.get(kind)
+        if cls is not None:   # the cells of ``column_cell``, without a call per value
+            out.extend([NONE if v is None else v.index if type(v) is cls else INEXACT
+                        for v in values])
+        else:
+            out.extend([v if type(v) is int and -LIMIT < v < LIMIT else
+                        int(v) if type(v) is bool else INEXACT for v in values])
     return out
 
 

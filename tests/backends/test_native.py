@@ -68,6 +68,40 @@ def test_2_1_the_native_state_stays_in_step_with_the_interpreters(name, kwargs, 
     assert seen > 200
 
 
+@functools.lru_cache(maxsize=1)
+def _cortes_world():
+    return cortes_rules.load("cortes", backend="compiled")._machine.world
+
+
+@st.composite
+def _column(draw):
+    world = _cortes_world()
+    kind = draw(st.sampled_from(["int", "bool", "piece", "place", "player"]))
+    cell = st.one_of(
+        st.none(), st.booleans(), st.integers(), st.integers(-3, 3),
+        st.sampled_from([bc.LIMIT - 1, bc.LIMIT, -bc.LIMIT, 1 << 70, "zone", Fraction(1, 2)]),
+        st.sampled_from(world.pieces[:5]), st.sampled_from(world.places[:5]),
+        st.sampled_from(world.players))
+    values = draw(st.lists(cell, max_size=12))
+    if draw(st.booleans()) and values:
+        values = [values[0]] * len(values)    # one value throughout, as in a new game
+    return kind, values
+
+
+@pytest.mark.rule("2.1")
+@settings(max_examples=300, deadline=None)
+@given(columns=st.lists(_column(), min_size=1, max_size=4))
+def test_2_1_a_native_state_built_afresh_holds_the_cells_each_write_would(columns):
+    # The native columns of a state built afresh (bytecode.Columns.values, at
+    # every new game) hold, value by value, the cell that a write of that value
+    # puts there (bytecode.column_cell): an integer as itself, a piece, place
+    # or player as its index, none as NONE, anything else INEXACT.
+    attrs_of = {f"a{i}": values for i, (_, values) in enumerate(columns)}
+    layout = [(f"a{i}", kind) for i, (kind, _) in enumerate(columns)]
+    expected = [bc.column_cell(v, kind) for (kind, values) in columns for v in values]
+    assert list(bc._flat(attrs_of, layout)) == expected
+
+
 @pytest.mark.rule("2.1")
 def test_2_1_a_clone_and_a_refused_action_leave_the_native_state_alone():
     book = _compiled("cortes", options=("veteran",))

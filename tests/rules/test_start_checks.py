@@ -72,3 +72,18 @@ def test_6_1_new_game_refuses_enemies_in_one_hex(book):
 def test_3_2_the_shipped_set_ups_pass_the_start_checks(book):
     for name in book.setups:
         assert book.new_game(setup=name).legal_actions()
+
+
+@pytest.mark.rule("6.2", "6.1")
+def test_6_2_every_breach_of_a_start_is_named_not_only_the_first(book):
+    # A requirement over every hex is first tested as a whole; when it fails,
+    # each hex is tested on its own, so every hex that breaks it is named.
+    positions = {f"S{i}": "1110" for i in range(1, 7)}
+    positions |= {"S7": "1111", "A12": "1111", "S8": "2811", "A11": "2811"}
+    with pytest.raises(StartError) as caught:
+        book.new_game(positions=positions)
+    text = str(caught.value)
+    assert "1110 is over the stacking limits" in text
+    assert "1111 holds units of more than one side" in text
+    assert "2811 holds units of more than one side" in text
+    assert "6.2" in caught.value.rules
