@@ -241,7 +241,7 @@ class ClauseCompiler:
         self.derived = {(d.owner, d.name): d for d in machine.program.of(ir.DeriveDecl)}
         # A global name is read as such only if no procedure can bind a variable
         # of that name (a variable would hide it in the clause's scope).
-        self.variables = variables_of(machine.program)
+        self.variables = machine.variables
         self.regions = {name: i for i, name in enumerate(tables.region_names)}
         self.players = {p.name: p.index for p in machine.world.players}
         self.bindings: dict[str, ir.Expr] = {}

@@ -1166,7 +1166,8 @@ class _Gen:
                 or "pieces" in ctx.locs or self.fast.resolve("pieces")[0] != "const":
             return None
         free = sorted(free_names(where, frozenset((binder,))))
-        slots = tuple(n for n in free if n in ctx.locs or (ctx.env and n in self.fast.variables))
+        variables = self.fast.machine.variables
+        slots = tuple(n for n in free if n in ctx.locs or (ctx.env and n in variables))
         values = [ctx.locs[n].var if n in ctx.locs else self.envvar(n) for n in slots]
         guards = [f"{self.envvar(n)} is MISS" for n in free if n not in slots and ctx.env]
         everything = self.k(self.fast.world.pieces)
@@ -1323,9 +1324,8 @@ class FastCompiler:
         self.stamp_offsets = (1, 1, 1)   # set by the machine (see GameState.stamps)
         # On the compiled backend (set by the machine): ``native_filter(C, u, names)``
         # gives a function listing the pieces ``u`` that ``C`` holds for, or None
-        # (``native.PieceFilter``); ``variables``: every name a procedure may bind.
+        # (``native.PieceFilter``).
         self.native_filter: Callable[[ir.Expr, str, tuple[str, ...]], Any] | None = None
-        self.variables: frozenset[str] = frozenset()
         self.purity = Purity(self)
         self.memos: list[dict[Any, Any]] = []
         self._counter = 0

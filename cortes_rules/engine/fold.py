@@ -37,7 +37,6 @@ from ..dsl import ir
 from ..errors import CortesRulesError
 from .bytecode import INEXACT, UNSET, number_cell
 from .codegen import Purity
-from .bytecode import variables_of as bytecode_variables
 from .machine import GameState, Machine
 from .domains import _replace
 from .piece_reads import PieceReads, profile
@@ -190,7 +189,7 @@ class EdgeBindings:
                 and domain.binder is None and len(domain.args) == 1
                 and _is_place_of(domain.args[0], piece)):
             return
-        variables = bytecode_variables(machine.program)
+        variables = machine.variables
         values = machine.compiler.values
         # A purity scanner of its own: its memo is keyed by node identity, and
         # the rewritten expressions below are temporary.
@@ -335,7 +334,7 @@ def reads_only_place(machine: Machine, expr: ir.Expr, piece: str) -> bool:
     bound = frozenset((piece, _FROM))
     expanded = _expanded(expr, machine.compiler.functions, 0)
     pure, names = Purity(machine.fast).scan(_leaving(expanded, piece), bound)
-    variables = bytecode_variables(machine.program)
+    variables = machine.variables
     return pure and not any(n in variables or n in machine.compiler.values
                             for n in names - bound)
 

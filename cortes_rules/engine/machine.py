@@ -16,6 +16,7 @@ every refusal names the rule of the clause that forbids it.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import threading
 import re
@@ -410,7 +411,6 @@ class Machine:
         self.regions = True
         if self._native_capable():
             self.fast.native_filter = self.piece_filter
-            self.fast.variables = variables_of(program)
         self.space = ActionSpace(world, program)
         # The compiled backend's native tables and clause machine, made with the
         # first game (see native.py); None on the reference interpreter.
@@ -491,6 +491,12 @@ class Machine:
             play(i, phase)
         main.code.append((TURN_END, loop))
         self.main = main
+
+    @functools.cached_property
+    def variables(self) -> frozenset[str]:
+        """Every name a procedure of the rulebook may bind (``bytecode.variables_of``),
+        worked out when first needed, not at load."""
+        return variables_of(self.program)
 
     def native_support(self) -> Any:
         """The native tables and clause machine of this rulebook, or None (reference backend)."""
