@@ -51,6 +51,7 @@ import attrs
 
 from ..core.world import Piece, Place, Player
 from ..dsl import ir
+from ..dsl.diagnostics import Span
 from .board import NONE
 from .tables import ABSENT, KINDS, Tables
 
@@ -254,6 +255,8 @@ class ClauseCompiler:
         """The comprehension variables in scope: name, slot, type, and the depth of
         ``frames`` at which they are read."""
         self.partial = False
+        self.expanding: set[str] = set()
+        """The action kinds whose ``allowed(...)`` is being expanded."""
 
     def compile(self, rule: str, when: ir.Expr, params: Sequence[tuple[str, str]],
                 bindings: Sequence[tuple[str, ir.Expr]] = (),
@@ -281,6 +284,7 @@ class ClauseCompiler:
         self.active = set()
         self.frames = []
         self.binders = []
+        self.expanding = set()
         self.partial = partial
         self.ops: list[int] = []
         try:
@@ -365,7 +369,7 @@ class ClauseCompiler:
 
     def _value(self, name: str) -> str:
         decl = self.value_types.get(name)
-        if decl is None or decl.name not in ("int", "bool") or decl.of is not None:
+        if decl is None or decl.name not in _COLUMN_TYPES or decl.of is not None:
             raise Unsupported(f"value {name}")
         position = self.value_slots.setdefault(name, (len(self.value_slots), decl.name))[0]
         self.emit(VALUE, position)
@@ -455,8 +459,10 @@ class ClauseCompiler:
     def _Attr(self, node: ir.Attr) -> str:
         if isinstance(node.obj, ir.Name) and node.obj.id in ("none",):
             raise Unsupported("an attribute of none")
-        kind = self.expr(node.obj)
-        name = node.name
+        return self._member(self.expr(node.obj), node.name)
+
+    def _member(self, kind: str, name: str) -> str:
+        """Emit the attribute ``name`` of the value of type ``kind`` on the stack."""
         declared = {"piece": self.machine.compiler.piece_attributes,
                     "place": self.machine.compiler.place_attributes}.get(kind, set())
         if name in declared and name not in (self.piece_columns if kind == "piece"
@@ -468,7 +474,7 @@ class ClauseCompiler:
                 self.emit(PIECE_ATTR, column[0])
                 return column[1]
             if ("piece", name) in self.derived:
-                raise Unsupported(f"derived {name}")
+                return self._derived_read(kind, self.derived[("piece", name)].expr)
             if name == "side":
                 self.emit(SIDE)
                 return "player"
@@ -487,15 +493,30 @@ class ClauseCompiler:
             if column is not None:
                 self.emit(PLACE_ATTR, column[0])
                 return column[1]
-            if name == "kind" and ("place", name) not in self.derived:
+            if ("place", name) in self.derived:
+                return self._derived_read(kind, self.derived[("place", name)].expr)
+            if name == "kind":
                 self.emit(KIND)
                 return "kind"
         raise Unsupported(f"{kind}.{name}")
+
+    def _derived_read(self, kind: str, expr: ir.Expr) -> str:
+        """Emit a derived attribute of the value on the stack: one whose formula is a
+        chain of attributes of its owner (``derive piece hex = piece.place``), which
+        the interpreter evaluates with the owner alone in scope."""
+        if isinstance(expr, ir.Name) and expr.id == kind:
+            return kind
+        if isinstance(expr, ir.Attr):
+            return self._member(self._derived_read(kind, expr.obj), expr.name)
+        raise Unsupported("a derived attribute of this form")
 
     def _Call(self, node: ir.Call) -> str:
         function = self.functions.get(node.func)
         if function is not None and node.binder is None:
             return self._inline(function, node.args)
+        if node.func == "allowed" and node.binder is None and len(node.args) == 1 \
+                and isinstance(node.args[0], ir.StrLit):
+            return self._allowed(node.args[0].value, node.span)
         if node.func == "is_number" and node.binder is None and len(node.args) == 1:
             if self.expr(node.args[0]) != "number":
                 raise Unsupported("is_number of anything but an edge binding")
@@ -539,6 +560,23 @@ class ClauseCompiler:
         self._quantify(ANY_OF if node.func == "any" else COUNT_OF, node.binder, node.domain,
                        node.where)
         return "bool" if node.func == "any" else "int"
+
+    def _allowed(self, kind: str, span: Span) -> str:
+        """``allowed("kind")``: the kind's forbid clauses expanded in place
+        (``not forbidden(...)``), with the variables in scope where it is read (a
+        function's parameters among them), as ``Machine.allowed`` tests them."""
+        if kind in self.expanding:
+            raise Unsupported(f"allowed({kind!r}) within its own clauses")
+        held = forbidden(self.machine, kind, span)
+        if held is None:
+            self.emit(CONST, 1)
+            return "bool"
+        self.expanding.add(kind)
+        try:
+            self._term(ir.Not(held, span))
+        finally:
+            self.expanding.discard(kind)
+        return "bool"
 
     def _counted(self, node: ir.Call) -> str:
         """``any``/``count`` over a place's pieces as one board test (a count, the pieces'
@@ -638,6 +676,8 @@ class ClauseCompiler:
         ``UNKNOWN``). ``distinct`` counts, part by part, the values the parts before
         did not give."""
         early = mode == ANY_OF and len(parts) == 1 and not parts[0].filters
+        if not parts:
+            self.emit(CONST, 0)     # an empty list: nothing counted, none holds
         for i, part in enumerate(parts):
             if mode >= DISTINCT_NEW:
                 each = DISTINCT_MORE if i else DISTINCT_NEW
@@ -747,7 +787,7 @@ class ClauseCompiler:
             return [*self._parts(node.left, frames, depth + 1),
                     *self._parts(node.right, frames, depth + 1)]
         if isinstance(node, ir.ListLit):
-            if not node.items or not all(isinstance(x, ir.Name) for x in node.items):
+            if not all(isinstance(x, ir.Name) for x in node.items):
                 raise Unsupported("a list of anything but names")
             return [_Part(frames, ONE, item) for item in node.items]
         if isinstance(node, ir.Call) and node.binder is None and node.func in self.functions:
@@ -987,6 +1027,30 @@ def _joined(terms: Sequence[ir.Expr]) -> ir.Expr:
     result = terms[0]
     for term in terms[1:]:
         result = ir.BoolOp("and", result, term, term.span)
+    return result
+
+
+def forbidden(machine: Any, kind: str, span: Span) -> ir.Expr | None:
+    """Whether a forbid clause on ``kind`` holds unlifted, as one expression: ``F1 or F2
+    ...`` in the clauses' order, each ``Fi`` being ``C and not (P1 or ...)`` when
+    permits ``Pj`` may lift it (``Machine.allowed`` tests them so); None when the
+    kind has no forbid clause."""
+    held: list[ir.Expr] = []
+    for rule, _, _, forbid in machine.forbids.get(kind, ()):
+        lifts = [p.when for p in machine.program.of(ir.Permit)
+                 if p.action == kind and p.despite == rule]
+        term = forbid.when
+        if lifts:
+            term = ir.BoolOp("and", term, ir.Not(_either(lifts), span), span)
+        held.append(term)
+    return _either(held) if held else None
+
+
+def _either(terms: Sequence[ir.Expr]) -> ir.Expr:
+    """The terms joined by ``or``, left to right."""
+    result = terms[0]
+    for term in terms[1:]:
+        result = ir.BoolOp("or", result, term, term.span)
     return result
 
 

@@ -81,7 +81,7 @@ class NativeSupport:
         self.clauses = core.ClauseMachine(self.tables)
         self.compiler = bc.ClauseCompiler(machine, self.tables, self.columns)
         self.n_pieces, self.n_places = self.tables.n_pieces, self.tables.n_places
-        self._options: dict[int, NativeOption | NativePairs | None] = {}
+        self._options: dict[int, NativeOption | NativePairs | NativeItems | None] = {}
 
     def state_of(self, state: Any) -> NativeState:
         """A native state built from an interpreter's state."""
@@ -93,11 +93,12 @@ class NativeSupport:
         pieces, places = self.columns.values(state)
         return NativeState(board, pieces, places)
 
-    def option(self, spec: Any) -> NativeOption | NativePairs | None:
+    def option(self, spec: Any) -> NativeOption | NativePairs | NativeItems | None:
         """The native enumeration of an option, or None when it does not compile."""
         key = id(spec)
         if key not in self._options:
-            self._options[key] = NativeOption.build(self, spec) or NativePairs.build(self, spec)
+            self._options[key] = NativeOption.build(self, spec) \
+                or NativePairs.build(self, spec) or NativeItems.build(self, spec)
         return self._options[key]
 
 
@@ -322,6 +323,91 @@ class NativePairs:
             firsts, seconds, self.types[0], self.types[1], native.board, native.pieces,
             native.places, values, self.program, self.layout, self.first_pos,
             self.second_pos, self.base, self.width, out, stop, ask))
+
+
+class NativeItems:
+    """An option over one piece or place, its test compiled: ``run()`` lists it natively.
+
+    For ``option k(x in D) where W`` with no bindings: ``D`` is evaluated by the
+    generated code; then ``ClauseMachine.filter_items`` tests, for each item in
+    order, ``W`` and the kind's forbid clauses with their permits, joined as the
+    interpreter tests them (``W and not (F1 or F2 ...)``, each ``Fi`` lifted by
+    its permits), ``x`` in slot 0 and the procedure variables the test reads
+    after it, typed by their values (``_compiled_for``). An item the test
+    cannot decide (``UNKNOWN``), a value of another type, or an item outside
+    the kind's numbering hands the whole listing back to the generated code.
+    An option whose test has not compiled in its first ``PieceFilter.GIVE_UP``
+    listings (a variable holding a list, say) stops trying.
+    """
+
+    def __init__(self, support: NativeSupport, spec: Any, test: ir.Expr,
+                 domain: Any, read: tuple[str, ...], item: tuple[str, str]) -> None:
+        self.support, self.spec, self.test, self.domain = support, spec, test, domain
+        self.read, self.item = read, item
+        kind = support.machine.space.kinds[spec.kind]
+        self.cls = Piece if item[1] == "piece" else Place
+        self.positions = _positions(kind, 0, self.cls, support.n_pieces
+                                    if self.cls is Piece else support.n_places)
+        self.base = kind.base
+        self.codes: dict[Any, Any] = {}
+        self.misses = self.hits = 0
+
+    @classmethod
+    def build(cls, support: NativeSupport, spec: Any) -> NativeItems | None:
+        machine = support.machine
+        decl: ir.Option | None = spec.decl
+        kind = machine.space.kinds.get(spec.kind)
+        if decl is None or kind is None or len(kind.params) != 1 or len(decl.params) != 1 \
+                or decl.params[0].name != kind.params[0][0] or decl.bindings:
+            return None
+        try:
+            item = (decl.params[0].name, bc.param_type(kind.params[0][1]))
+        except bc.Unsupported:
+            return None
+        if item[1] not in ("piece", "place"):
+            return None
+        span = decl.span
+        held = bc.forbidden(machine, spec.kind, span)
+        terms = ([decl.where] if decl.where is not None else []) + \
+            ([ir.Not(held, span)] if held is not None else [])
+        if not any(map(quantifies, terms)):
+            return None     # a test without a comprehension: generated code is as fast
+        test = terms[0] if len(terms) == 1 else ir.BoolOp("and", terms[0], terms[1], span)
+        read = tuple(sorted(free_names(test, frozenset((item[0],)))
+                            & support.compiler.variables))
+        return cls(support, spec, test, machine.fast_expr(decl.params[0].domain, ""),
+                   read, item)
+
+    def run(self, s: Any, env: dict[str, Any], out: list[int], stop: bool) -> bool:
+        """Append the option's candidates to ``out``; False (``out`` as it was) when the
+        interpreter must list them instead."""
+        if s.drawn is not None or self.misses >= PieceFilter.GIVE_UP and not self.hits:
+            return False
+        code, params = _compiled_for(self.support, self.test, self.item, self.read, env,
+                                     self.codes)
+        if code is None:
+            self.misses += 1
+            return False
+        self.hits += 1
+        items = _sequence(self.domain(s, env))
+        cls, positions = self.cls, self.positions
+        indices = array("q")
+        for value in items:
+            if type(value) is not cls or positions[value.index] == NONE:
+                return False
+            indices.append(value.index)
+        native = s.native
+        values = bc.value_cells(code.values, s) if code.values else ()
+        found = self.support.clauses.filter_items(code.ops, params, indices, native.board,
+                                                  native.pieces, native.places, values)
+        if found is None:
+            return False
+        base = self.base
+        for i in found:
+            out.append(base + positions[indices[i]])
+            if stop:
+                break
+        return True
 
 
 def _into(out: list[int], listing: Any) -> bool:

@@ -748,3 +748,70 @@ def test_3_3_any_over_a_places_pieces_stops_where_the_interpreter_stops(tmp_path
         if native is not None:
             assert native.run(code.ops, params, boards[-1], piece_values,
                               place_values) == expected
+
+
+ALLOWED_CLAUSES = (
+    "  derive piece spot = piece.place\n"
+    "  value marked: place = none\n"
+    "  function may_hit(unit, target, others) = allowed(\"attack\")\n"
+    "  forbid attack when target.spot == marked or any(o in others where o.side == unit.side)\n"
+    "  permit attack despite 3.3 when unit.spent > 0\n"
+    "  forbid move when any(e in to.pieces where not may_hit(unit, e, []))\n"
+)
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+@pytest.mark.parametrize("setup", ["standard", "contact", "cornered"])
+def test_3_3_allowed_expands_the_forbid_clauses_and_their_permits_in_place(tmp_path, setup):
+    # `allowed("attack")` read inside a function: the attack clauses (5.2 and
+    # the one added to 3.3, lifted by its permit) with the function's
+    # parameters in scope, an empty list argument (`any` over it: false), a
+    # derived attribute (`spot`, a chain of the piece's own attributes) and a
+    # game value holding a place (`marked`), all in the bytecode; answered
+    # as the interpreter answers for every unit and hex, whichever hex is marked.
+    book, tables, columns, compiler = _zoc_with(tmp_path, ALLOWED_CLAUSES)
+    machine = book._machine
+    position, decl = _move_forbid(book, "may_hit")
+    code = compiler.compile("3.3", decl.when, MOVE_PARAMS)
+    assert code is not None
+    names = [line.split()[1] for line in code.listing()]
+    assert "ASK" not in names and "VALUE" in names and "QUANTIFY" in names
+    assert code.values == (("marked", "place"),)
+    cond = machine.forbids["move"][position][1]
+    native = ClauseMachine(tables) if ClauseMachine is not None else None
+    state = book.new_game(seed=1, setup=setup)
+    spent = [name for name, _ in columns.piece].index("spent")
+    answers = set()
+    for marked in (None, *machine.world.hexes[:40:3]):
+        state.values["marked"] = marked
+        boards = _boards(state, tables)
+        piece_values, place_values = columns.values(state)
+        piece_values[spent * tables.n_pieces + 0] = 1   # piece 0's clause is lifted
+        machine_state = state.clone()
+        machine_state.piece_attrs["spent"][0] = 1
+        cells = bc.value_cells(code.values, state)
+        for unit in machine.world.pieces:
+            for place in machine.world.hexes:
+                params = [unit.index, place.index]
+                got = bc.run(code, params, tables, boards[0], piece_values, place_values,
+                             cells)
+                answers.add(got)
+                assert got == _interpreter(cond, machine_state, {"unit": unit, "to": place})
+                if native is not None:
+                    assert native.run(code.ops, params, boards[-1], piece_values,
+                                      place_values, cells) == got
+    assert answers <= {0, 1}
+    if setup == "contact":
+        assert answers == {0, 1}
+
+
+@pytest.mark.rule("3.3", rulebook="zoc")
+def test_3_3_allowed_within_its_own_kinds_clauses_stays_with_the_interpreter(tmp_path):
+    # A forbid clause on attack that asks allowed("attack") would expand
+    # itself without end: it does not compile (the interpreter decides it).
+    book, tables, columns, compiler = _zoc_with(
+        tmp_path, "  forbid attack when unit.spent > 2 and not allowed(\"attack\")\n")
+    clause = next(decl for _, _, _, decl in book._machine.forbids["attack"]
+                  if "allowed" in render(decl.when))
+    assert compiler.compile("3.3", clause.when, [("unit", "piece"), ("target", "piece")]) \
+        is None

@@ -28,7 +28,7 @@ from cortes_rules.engine import fold
 from cortes_rules.engine.board import NONE
 from cortes_rules.engine.domains import free_names
 from cortes_rules.engine.machine import CHOOSE, SEALED
-from cortes_rules.engine.native import NativePairs, native_condition, quantifies
+from cortes_rules.engine.native import NativeItems, NativePairs, native_condition, quantifies
 from differential import random_positions
 
 core = pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")
@@ -167,8 +167,9 @@ def test_7_1_the_native_movement_lists_what_the_generated_enumerator_lists():
     assert natives > 50
 
 
-def _compare_pairs(book, kind: str, seeds, steps: int, new_game: dict) -> int:
-    """At every decision offering ``kind``, its native listing (a ``NativePairs``) against
+def _compare_pairs(book, kind: str, seeds, steps: int, new_game: dict,
+                   listing: type = NativePairs) -> int:
+    """At every decision offering ``kind``, its native listing (a ``listing``) against
     the generated enumerator's, whole and stopping at the first; how many were compared."""
     machine = book._machine
     compared = 0
@@ -188,7 +189,7 @@ def _compare_pairs(book, kind: str, seeds, steps: int, new_game: dict) -> int:
             native = machine._native.option(option)
             if native is None:
                 continue
-            assert isinstance(native, NativePairs)
+            assert isinstance(native, listing)
             for stop in (False, True):
                 listed: list[int] = []
                 assert native.run(state, env, listed, stop)
@@ -211,6 +212,17 @@ def test_10_9_the_native_redeployment_lists_what_the_generated_enumerator_lists(
     book = _compiled("cortes", options=("veteran",))
     assert _compare_pairs(book, "redeploy", range(3), 400,
                           {"setup": "historical", "turn_limit": 10}) > 100
+
+
+@pytest.mark.rule("8.4")
+def test_8_4_the_native_attack_listing_lists_what_the_generated_enumerator_lists():
+    # 8.1, 8.4, 8.5: a hex may be attacked when some unit could join a battle
+    # against it (adjacent, not yet attacking: `allowed("join")` read through
+    # a function), it holds an enemy unit with steps and was not attacked yet:
+    # one test per hex, run by the clause machine over the generated domain.
+    book = _compiled("cortes", options=("veteran",))
+    assert _compare_pairs(book, "attack", range(6), 400,
+                          {"setup": "historical", "turn_limit": 10}, NativeItems) > 40
 
 
 @pytest.mark.rule("7.19")
