@@ -615,6 +615,30 @@ cdef class ClauseMachine:
                 return UNKNOWN      # a part only the interpreter evaluates
         return UNKNOWN
 
+    cdef bint _side_first(self, const int64_t *body, Py_ssize_t length, Py_ssize_t slot,
+                          const int64_t *slots, Py_ssize_t n_slots, int64_t *side):
+        # Whether code over pieces (the piece in ``slot``) starts by requiring the
+        # piece's side to equal a constant or another slot's value (one of the
+        # ``n_slots`` set), and returns at once when it does not: a piece of
+        # another side then answers 0, exactly as running the code would, and
+        # ``side`` is set to the value.
+        cdef int64_t target, value
+        if length < 6 or body[0] != PARAM or body[1] != slot or body[2] != SIDE \
+                or body[6] != EQ or body[8] != AND:
+            return False
+        if body[4] == CONST:
+            value = body[5]
+        elif body[4] == PARAM and 0 <= body[5] < n_slots and body[5] != slot:
+            value = slots[body[5]]
+        else:
+            return False
+        target = body[9]
+        if not (5 <= target < length) or not -LIMIT < value < LIMIT \
+                or body[2 * target] != RETURN:
+            return False
+        side[0] = value
+        return True
+
     cdef int64_t _quantify(self, int64_t place, int64_t arg, const int64_t *body,
                            Py_ssize_t room, int64_t *slots, Py_ssize_t n_slots,
                            Board board, const int64_t[:] piece_values,
@@ -633,9 +657,10 @@ cdef class ClauseMachine:
         cdef int64_t slot = (arg // 65536) % 16
         cdef int64_t domain = (arg // (65536 * 16)) % 8
         cdef int64_t mode = arg // (65536 * 128)
-        cdef int64_t found = 0, answer, item = NONE
+        cdef int64_t found = 0, answer, item = NONE, side = NONE
         cdef Py_ssize_t i, start, stop
         cdef int k
+        cdef bint by_side = False
         cdef const int32_t[:] items
         # Its variable takes the next slot: the body reads the slots before it.
         if arg < 0 or mode > DISTINCT_MORE or domain > 4 or slot != n_slots \
@@ -652,6 +677,8 @@ cdef class ClauseMachine:
             item = board.first_[place]          # the place's pieces, ascending
         elif domain == 3:
             start, stop = 0, self.n_pieces
+            by_side = mode < DISTINCT_NEW and self._side_first(
+                body, length, slot, slots, slot, &side)
         elif domain == 1:
             items = self.neighbours
             start, stop = self.neighbour_start[place], self.neighbour_start[place + 1]
@@ -666,6 +693,8 @@ cdef class ClauseMachine:
                     item = board.next_[item]
             elif domain == 3:
                 item = i
+                if by_side and self.side[i] != side:
+                    continue        # the body's first test fails, and nothing else runs
             else:
                 item = items[i]
             slots[slot] = item
@@ -851,19 +880,28 @@ cdef class ClauseMachine:
         (the interpreter would fail there, or reads what is not an integer):
         the interpreter then evaluates the whole domain.
         """
-        return self.filter_items(ops, params, self.every_piece, board, piece_values,
-                                 place_values, values)
+        return self._filter(ops, params, self.every_piece, board, piece_values,
+                            place_values, values, True)
 
     def filter_items(self, const int64_t[:] ops, params, const int64_t[:] items,
                      Board board, const int64_t[:] piece_values,
                      const int64_t[:] place_values, values=()):
         """The positions in ``items`` (piece or place indices) of those a condition
         holds for, ascending, or None: ``filter_pieces`` over given items."""
+        return self._filter(ops, params, items, board, piece_values, place_values,
+                            values, False)
+
+    cdef object _filter(self, const int64_t[:] ops, params, const int64_t[:] items,
+                        Board board, const int64_t[:] piece_values,
+                        const int64_t[:] place_values, values, bint pieces):
+        # ``filter_items``; over every piece (``pieces``), those of another side are
+        # skipped when the condition starts by requiring one (``_side_first``).
         cdef int64_t slots[SLOTS]
         cdef int64_t cells[8]
         cdef int64_t *columns[EDGE_COLUMNS]
         cdef Py_ssize_t i, n_slots = len(params) + 1
-        cdef int64_t answer
+        cdef int64_t answer, side = NONE
+        cdef bint by_side
         cdef list found = []
         if n_slots > SLOTS or len(values) > 8 or ops.shape[0] < 2:
             return None
@@ -873,7 +911,11 @@ cdef class ClauseMachine:
             cells[i] = values[i]
         for i in range(EDGE_COLUMNS):
             columns[i] = NULL
+        by_side = pieces and self._side_first(&ops[0], ops.shape[0] // 2, 0, slots,
+                                              n_slots, &side)
         for i in range(items.shape[0]):
+            if by_side and self.side[items[i]] != side:
+                continue
             slots[0] = items[i]
             answer = self._run(&ops[0], ops.shape[0] // 2, slots, n_slots, board,
                                piece_values, place_values, cells, len(values), columns,

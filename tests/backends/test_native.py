@@ -378,6 +378,68 @@ def test_2_1_a_stack_as_deep_as_the_native_one_gets_the_same_answer(depth):
     assert support.clauses.run(flat, (), board, pieces, places) == expected
 
 
+# Conditions over a piece (slot 0) that begin with its side compared with slot 1 or a
+# constant: the native machine skips the pieces of other sides only when the
+# condition then returns at once (the last two shapes do not).
+_SIDE_TESTS = (
+    [bc.PARAM, 0, bc.SIDE, 0, bc.PARAM, 1, bc.EQ, 0, bc.AND, 7, bc.PARAM, 0, bc.WHERE, 0,
+     bc.RETURN, 0],
+    [bc.PARAM, 0, bc.SIDE, 0, bc.CONST, 1, bc.EQ, 0, bc.AND, 9, bc.PARAM, 0, bc.WHERE, 0,
+     bc.CONST, NONE, bc.NE, 0, bc.RETURN, 0],
+    [bc.PARAM, 0, bc.SIDE, 0, bc.PARAM, 1, bc.EQ, 0, bc.AND, 6, bc.CONST, 0, bc.OR, 8,
+     bc.CONST, 1, bc.RETURN, 0],
+    [bc.PARAM, 0, bc.SIDE, 0, bc.PARAM, 1, bc.EQ, 0, bc.AND, 6, bc.CONST, 1, bc.NOT, 0,
+     bc.RETURN, 0],
+)
+
+
+@pytest.mark.rule("2.1")
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(range(len(_SIDE_TESTS))),
+       st.sampled_from([NONE, 0, 1, 2, bc.LIMIT + 5]), st.sampled_from([0, 1]))
+def test_2_1_pieces_of_another_side_are_skipped_only_where_the_answer_is_the_same(
+        shape, side, nested):
+    # The native machine's shortcut over every piece (`_side_first`) against the
+    # reference machine, which runs the condition on each piece: as a filter
+    # (`filter_pieces`) and as the body of a count over every piece (QUANTIFY,
+    # the piece in slot 2 after two set slots). A side value out of range
+    # answers UNKNOWN on both.
+    book = _compiled("cortes")
+    support = book._machine.native_support()
+    tables = support.tables
+    state = book.new_game(seed=1, setup="historical")
+    pieces, places = support.columns.values(state)
+    board = support.state_of(state).board
+    body = list(_SIDE_TESTS[shape])
+    if not nested:
+        code = bc.Code("2.1", ("u", "s"), array("q", body))
+        answers = [bc.run(code, [piece, side], tables, board, pieces, places)
+                   for piece in range(tables.n_pieces)]
+        expected = None if bc.UNKNOWN in answers else \
+            [i for i, answer in enumerate(answers) if answer]
+        assert support.clauses.filter_pieces(code.ops, [side], board, pieces,
+                                             places) == expected
+        if shape <= 1 and expected is not None and (side in (0, 1) or shape == 1):
+            assert expected and all(tables.piece_side[i] == (side if shape == 0 else 1)
+                                    for i in expected)
+        return
+    # In the quantifier the piece is in slot 2: renumber the body's slots (0 -> 2,
+    # 1 -> 1) and its jumps are relative to the body already.
+    for i in range(0, len(body), 2):
+        if body[i] == bc.PARAM:
+            body[i + 1] = {0: 2, 1: 1}[body[i + 1]]
+    every = bc.QUANTIFIED.index("all pieces")
+    flat = array("q", [bc.CONST, NONE,
+                       bc.QUANTIFY, bc.quantify_arg(bc.COUNT_OF, every, 2, len(body) // 2),
+                       *body, bc.RETURN, 0])
+    params = [0, side]
+    expected = bc.run(bc.Code("2.1", ("a", "s"), flat), params, tables, board, pieces,
+                      places)
+    assert support.clauses.run(flat, params, board, pieces, places) == expected
+    if side == bc.LIMIT + 5 and shape != 1:      # shape 1 compares with a constant
+        assert expected == bc.UNKNOWN
+
+
 @pytest.mark.rule("6.3")
 def test_6_3_distinct_values_are_counted_alike_and_bounded_on_both_machines():
     # DISTINCT over every piece: their sides (a few values) are counted; their
