@@ -267,17 +267,35 @@ NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1,
             2, 2, 1, 0, 0, 1, 1, 1, 0, 2, 1, 1, 1]
 
 
-cdef inline int64_t _numbered(object value, object wanted,
-                              const int64_t[:] positions) except? -2:
+cdef inline int64_t _numbered(object value, object wanted, const int64_t *positions,
+                              Py_ssize_t n_positions) except? -2:
     # A value's index when it is a ``wanted`` (Piece or Place) with a position
-    # in an action's numbering; else -1.
+    # in an action's numbering (``n_positions`` of them); else -1.
     cdef int64_t index
     if type(value) is not wanted:
         return -1
     index = value.index
-    if not 0 <= index < positions.shape[0] or positions[index] < 0:
+    if not 0 <= index < n_positions or positions[index] < 0:
         return -1
     return index
+
+
+cdef struct Cells:
+    # A clause's attribute columns (bytecode.Columns), flat, as pointers: a
+    # memoryview passed to each run of a clause would be copied at every call.
+    const int64_t *pieces
+    Py_ssize_t n_pieces
+    const int64_t *places
+    Py_ssize_t n_places
+
+
+cdef inline Cells _cells(const int64_t[:] piece_values, const int64_t[:] place_values):
+    cdef Cells cells
+    cells.n_pieces = piece_values.shape[0]
+    cells.pieces = &piece_values[0] if cells.n_pieces else NULL
+    cells.n_places = place_values.shape[0]
+    cells.places = &place_values[0] if cells.n_places else NULL
+    return cells
 
 
 cdef class ClauseMachine:
@@ -356,6 +374,7 @@ cdef class ClauseMachine:
         cdef int64_t *columns[EDGE_COLUMNS]
         cdef int64_t[:] view
         cdef Py_ssize_t i
+        cdef Cells attrs
         if len(params) > SLOTS or len(values) > 8:
             return UNKNOWN
         for i in range(SLOTS):
@@ -374,13 +393,14 @@ cdef class ClauseMachine:
             fill = edges.fill
         if ops.shape[0] < 2:
             return UNKNOWN
+        attrs = _cells(piece_values, place_values)
         return self._run(&ops[0], ops.shape[0] // 2, slots, len(params), board,
-                         piece_values, place_values, cells, len(values), columns,
+                         &attrs, cells, len(values), columns,
                          len(edges.columns) if edges is not None else 0, fill)
 
     cdef int64_t _run(self, const int64_t *ops, Py_ssize_t end, int64_t *slots,
-                      Py_ssize_t n_slots, Board board, const int64_t[:] piece_values,
-                      const int64_t[:] place_values, int64_t *values,
+                      Py_ssize_t n_slots, Board board, const Cells *attrs,
+                      int64_t *values,
                       Py_ssize_t n_values, int64_t **columns, Py_ssize_t n_columns,
                       object fill) except? -3:
         # ``ops``: the clause's ``end`` instructions, two integers each. Malformed
@@ -460,7 +480,7 @@ cdef class ClauseMachine:
                         or op == PROPERTY and not 0 <= arg < self.n_props \
                         or op == PIECE_ATTR and not (
                             self.n_pieces and 0 <= arg
-                            < piece_values.shape[0] // self.n_pieces):
+                            < attrs.n_pieces // self.n_pieces):
                     return UNKNOWN
                 x = stack[top - 1]
                 if op == TAG and x == NONE:
@@ -479,7 +499,7 @@ cdef class ClauseMachine:
                     if y == INEXACT:
                         return UNKNOWN      # a property the piece lacks
                 else:
-                    y = piece_values[arg * self.n_pieces + x]
+                    y = attrs.pieces[arg * self.n_pieces + x]
                     if y == INEXACT:
                         return UNKNOWN
                 stack[top - 1] = y
@@ -487,7 +507,7 @@ cdef class ClauseMachine:
                 if op == FEATURE and not 0 <= arg < self.n_symbols \
                         or op == PLACE_ATTR and not (
                             self.n_places and 0 <= arg
-                            < place_values.shape[0] // self.n_places):
+                            < attrs.n_places // self.n_places):
                     return UNKNOWN
                 x = stack[top - 1]
                 if op == FEATURE and x == NONE:
@@ -500,7 +520,7 @@ cdef class ClauseMachine:
                 elif op == KIND:
                     y = self.kinds[x]
                 elif op == PLACE_ATTR:
-                    y = place_values[arg * self.n_places + x]
+                    y = attrs.places[arg * self.n_places + x]
                     if y == INEXACT:
                         return UNKNOWN
                 else:
@@ -597,7 +617,7 @@ cdef class ClauseMachine:
             elif op == QUANTIFY:
                 x = stack[top - 1]
                 y = self._quantify(x, arg, ops + 2 * pc, end - pc, slots, n_slots,
-                                   board, piece_values, place_values, values, n_values,
+                                   board, attrs, values, n_values,
                                    columns, n_columns, fill, seen, &n_seen)
                 if y == UNKNOWN:
                     return UNKNOWN
@@ -641,8 +661,7 @@ cdef class ClauseMachine:
 
     cdef int64_t _quantify(self, int64_t place, int64_t arg, const int64_t *body,
                            Py_ssize_t room, int64_t *slots, Py_ssize_t n_slots,
-                           Board board, const int64_t[:] piece_values,
-                           const int64_t[:] place_values, int64_t *values,
+                           Board board, const Cells *attrs, int64_t *values,
                            Py_ssize_t n_values, int64_t **columns, Py_ssize_t n_columns,
                            object fill, int64_t *seen, int *n_seen) except? -3:
         # QUANTIFY (bytecode.quantify_arg): run the body that follows for each
@@ -699,7 +718,7 @@ cdef class ClauseMachine:
                 item = items[i]
             slots[slot] = item
             answer = self._run(body, length, slots, slot + 1, board,
-                               piece_values, place_values, values, n_values, columns,
+                               attrs, values, n_values, columns,
                                n_columns, fill)
             if answer == UNKNOWN:
                 return UNKNOWN
@@ -756,6 +775,7 @@ cdef class ClauseMachine:
         cdef Py_ssize_t edge, start, end, n_edges = self.neighbours.shape[0]
         cdef int64_t unit, here, there, answer
         cdef int8_t known
+        cdef Cells attrs = _cells(piece_values, place_values)
         if n_values > 8 or len(edges.columns) > EDGE_COLUMNS:
             return 0
         for i in range(n_values):
@@ -794,17 +814,16 @@ cdef class ClauseMachine:
                         if columns[i][cell] == INEXACT:
                             known = 2
                     if known == 0:
-                        known = self._clauses(code, layout, True, slots, board,
-                                              piece_values, place_values, cells,
+                        known = self._clauses(code, &layout[0], True, slots, board,
+                                              &attrs, cells,
                                               n_values, columns, n_columns, fill)
                     settled[cell] = known
                 if known == 2:
                     return 0
                 if known == 1:
                     continue
-                answer = self._clauses(code, layout, False, slots, board, piece_values,
-                                       place_values, cells, n_values, columns,
-                                       n_columns, fill)
+                answer = self._clauses(code, &layout[0], False, slots, board, &attrs,
+                                       cells, n_values, columns, n_columns, fill)
                 if answer == 2:
                     return 0
                 if answer == 1:
@@ -840,6 +859,7 @@ cdef class ClauseMachine:
         cdef Py_ssize_t i, j, n_values = len(values)
         cdef int64_t first, second
         cdef int8_t answer
+        cdef Cells attrs = _cells(piece_values, place_values)
         if n_values > 8 or len(firsts) != len(seconds):
             return 0
         for i in range(n_values):
@@ -849,18 +869,19 @@ cdef class ClauseMachine:
         for i in range(EDGE_COLUMNS):
             columns[i] = NULL
         for i in range(len(firsts)):
-            first = _numbered(firsts[i], first_type, first_pos)
+            first = _numbered(firsts[i], first_type, &first_pos[0], first_pos.shape[0])
             if first < 0:
                 return 0
             targets = seconds[i]
             for j in range(len(targets)):
-                second = _numbered(targets[j], second_type, second_pos)
+                second = _numbered(targets[j], second_type, &second_pos[0],
+                                   second_pos.shape[0])
                 if second < 0:
                     return 0
                 slots[0] = first
                 slots[1] = second
-                answer = self._clauses(code, layout, False, slots, board, piece_values,
-                                       place_values, cells, n_values, columns, 0, None)
+                answer = self._clauses(code, &layout[0], False, slots, board, &attrs,
+                                       cells, n_values, columns, 0, None)
                 if answer == 1:
                     continue
                 if answer == 2 and not ask(first, second):
@@ -903,6 +924,7 @@ cdef class ClauseMachine:
         cdef int64_t answer, side = NONE
         cdef bint by_side
         cdef list found = []
+        cdef Cells attrs = _cells(piece_values, place_values)
         if n_slots > SLOTS or len(values) > 8 or ops.shape[0] < 2:
             return None
         for i in range(1, SLOTS):
@@ -918,7 +940,7 @@ cdef class ClauseMachine:
                 continue
             slots[0] = items[i]
             answer = self._run(&ops[0], ops.shape[0] // 2, slots, n_slots, board,
-                               piece_values, place_values, cells, len(values), columns,
+                               &attrs, cells, len(values), columns,
                                0, None)
             if answer == UNKNOWN:
                 return None
@@ -926,9 +948,8 @@ cdef class ClauseMachine:
                 found.append(i)
         return found
 
-    cdef int8_t _clauses(self, const int64_t *code, const int64_t[:] layout,
-                         bint static, int64_t *slots, Board board,
-                         const int64_t[:] piece_values, const int64_t[:] place_values,
+    cdef int8_t _clauses(self, const int64_t *code, const int64_t *layout,
+                         bint static, int64_t *slots, Board board, const Cells *attrs,
                          int64_t *cells, Py_ssize_t n_values, int64_t **columns,
                          Py_ssize_t n_columns, object fill) except -3:
         # The static (or the other) clauses of a layout, for one candidate:
@@ -938,7 +959,7 @@ cdef class ClauseMachine:
         cdef bint lifted
         if layout[0] >= 0 and layout[2] == static:
             answer = self._run(code + 2 * layout[0], layout[1], slots, 2, board,
-                               piece_values, place_values, cells, n_values, columns,
+                               attrs, cells, n_values, columns,
                                n_columns, fill)
             if answer == UNKNOWN:
                 return 2
@@ -950,7 +971,7 @@ cdef class ClauseMachine:
                 at += 4 + 2 * n_permits
                 continue
             answer = self._run(code + 2 * layout[at], layout[at + 1], slots, 2, board,
-                               piece_values, place_values, cells, n_values, columns,
+                               attrs, cells, n_values, columns,
                                n_columns, fill)
             at += 4
             if answer == UNKNOWN:
@@ -962,7 +983,7 @@ cdef class ClauseMachine:
             for _permit in range(n_permits):
                 if not lifted:
                     answer = self._run(code + 2 * layout[at], layout[at + 1], slots,
-                                       2, board, piece_values, place_values, cells,
+                                       2, board, attrs, cells,
                                        n_values, columns, n_columns, fill)
                     if answer == UNKNOWN:
                         return 2
