@@ -222,12 +222,10 @@ class NativePairs:
 
     @classmethod
     def build(cls, support: NativeSupport, spec: Any) -> NativePairs | None:
-        machine = support.machine
-        decl: ir.Option | None = spec.decl
-        kind = machine.space.kinds.get(spec.kind)
-        if decl is None or kind is None or len(kind.params) != 2 or len(decl.params) != 2 \
-                or tuple(p.name for p in decl.params) != tuple(n for n, _ in kind.params):
+        shaped = _declared(support, spec, 2)
+        if shaped is None:
             return None
+        machine, decl, kind = shaped
         try:
             params = [(name, bc.param_type(t)) for name, t in kind.params]
         except bc.Unsupported:
@@ -354,12 +352,10 @@ class NativeItems:
 
     @classmethod
     def build(cls, support: NativeSupport, spec: Any) -> NativeItems | None:
-        machine = support.machine
-        decl: ir.Option | None = spec.decl
-        kind = machine.space.kinds.get(spec.kind)
-        if decl is None or kind is None or len(kind.params) != 1 or len(decl.params) != 1 \
-                or decl.params[0].name != kind.params[0][0] or decl.bindings:
+        shaped = _declared(support, spec, 1)
+        if shaped is None or shaped[1].bindings:
             return None
+        machine, decl, kind = shaped
         try:
             item = (decl.params[0].name, bc.param_type(kind.params[0][1]))
         except bc.Unsupported:
@@ -408,6 +404,19 @@ class NativeItems:
             if stop:
                 break
         return True
+
+
+def _declared(support: NativeSupport, spec: Any, arity: int
+              ) -> tuple[Any, ir.Option, Any] | None:
+    """The machine, declaration and action kind of an option whose ``arity`` parameters
+    are the kind's, in its order; None for another option."""
+    machine = support.machine
+    decl: ir.Option | None = spec.decl
+    kind = machine.space.kinds.get(spec.kind)
+    if decl is None or kind is None or len(kind.params) != arity \
+            or tuple(p.name for p in decl.params) != tuple(n for n, _ in kind.params):
+        return None
+    return machine, decl, kind
 
 
 def _into(out: list[int], listing: Any) -> bool:
