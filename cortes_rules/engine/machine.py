@@ -20,6 +20,7 @@ import functools
 import itertools
 import threading
 import re
+from array import array
 from itertools import compress, repeat
 from operator import is_not
 from collections.abc import Iterable, Mapping, Sequence
@@ -1309,6 +1310,9 @@ class GameState:
         self._native_shared = False
         self._values_shared = False
         self.native: Any = None   # the compiled backend's NativeState (native.py)
+        # While ``apply()`` runs on a native state of its own: the native writes made,
+        # as (array or board, index, old value), to undo them if the action fails.
+        self._native_undo: list[tuple[Any, int, int]] | None = None
         self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
         self.piece_attrs: dict[str, list[Any]] = {}
@@ -1427,7 +1431,10 @@ class GameState:
         if self.native is not None:
             if self._native_shared:
                 self._own_native()
-            self.native.board.put(piece.index, -1 if place is None else place.index)
+            board = self.native.board
+            if self._native_undo is not None:
+                self._native_undo.append((board, piece.index, -1 if old is None else old.index))
+            board.put(piece.index, -1 if place is None else place.index)
 
     def allowed(self, kind: str, env: dict[str, Any]) -> bool:
         """Whether no forbid clause on ``kind`` holds (unlifted) with these variables."""
@@ -1724,6 +1731,12 @@ class GameState:
         twin.__dict__ = copied = mine.copy()   # one C-level copy, not a key-by-key update
         if self.player_attrs:   # no player attribute: nothing to write, the dict is shared
             copied["player_attrs"] = {k: v[:] for k, v in self.player_attrs.items()}
+        if self._native_undo is not None:
+            # Cloned while an action runs: the native state written in place (and
+            # perhaps undone) is this state's alone; the twin gets its own copy.
+            copied["native"] = self.native.copy()
+            copied["_native_undo"] = None
+            copied["_native_shared"] = mine["_native_shared"] = False
         return twin
 
     def explain(self, question: Any, *, player: str | None = None,
@@ -1798,8 +1811,10 @@ class GameState:
         if column is not None:
             if self._native_shared:
                 self._own_native()
-            self.native.pieces[column[0] * len(self.where) + index] = \
-                column_cell(value, column[1])
+            cells, at = self.native.pieces, column[0] * len(self.where) + index
+            if self._native_undo is not None:
+                self._native_undo.append((cells, at, cells[at]))
+            cells[at] = column_cell(value, column[1])
 
     def _native_place(self, name: str, index: int, value: Any) -> None:
         support = self.machine._native
@@ -1807,8 +1822,10 @@ class GameState:
         if column is not None:
             if self._native_shared:
                 self._own_native()
-            self.native.places[column[0] * support.n_places + index] = \
-                column_cell(value, column[1])
+            cells, at = self.native.places, column[0] * support.n_places + index
+            if self._native_undo is not None:
+                self._native_undo.append((cells, at, cells[at]))
+            cells[at] = column_cell(value, column[1])
 
     def _stamp(self, index: int) -> None:
         if self._stamps_shared:
@@ -2176,7 +2193,14 @@ class GameState:
             reasons, option, scratch = self._reasons(kind, values)
             if reasons:
                 raise IllegalActionError(space.action(number), reasons)
+        # A native state this state owns is written in place, each write logged to be
+        # undone if the action fails, rather than copied whole at the first write.
+        undo: list[tuple[Any, int, int]] | None = \
+            [] if self.native is not None and not self._native_shared else None
         snapshot = self.clone()
+        if undo is not None:
+            self._native_shared = False
+            self._native_undo = undo
         self._legal = None
         log_before = self._log
         # The frames are shared with every clone (the snapshot too): run on copies.
@@ -2189,11 +2213,25 @@ class GameState:
             self._run()
             self._check_endings()
         except CortesRulesError:
-            self._restore(snapshot)
+            self._roll_back(snapshot, undo)
             raise
         except RecursionError:
-            self._restore(snapshot)
+            self._roll_back(snapshot, undo)
             raise RulesRuntimeError("the rules call procedures too deeply") from None
+        finally:
+            self._native_undo = None
+
+    def _roll_back(self, snapshot: GameState, undo: list[tuple[Any, int, int]] | None
+                   ) -> None:
+        """Return to ``snapshot`` after a failed action, undoing the logged native writes
+        (latest first) on the native state the snapshot holds too."""
+        if undo is not None and self._native_undo is undo:
+            for target, index, old in reversed(undo):
+                if type(target) is array:
+                    target[index] = old
+                else:
+                    target.put(index, old)
+        self._restore(snapshot)
 
     def _listed(self, kind: Kind, number: int, values: tuple[Any, ...]
                 ) -> tuple[OptionSpec, dict[str, Any]] | None:

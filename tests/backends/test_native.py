@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 from array import array
 from fractions import Fraction
+from pathlib import Path
 
 import attrs
 import pytest
@@ -607,3 +608,62 @@ def test_10_5_filters_over_all_the_pieces_list_what_the_interpreter_lists(
     assert compared > 1000, compared
     # Many answered natively (a filter that never compiles soon stops trying).
     assert answered >= 1000, (answered, compared)
+
+
+_ZOC = Path(__file__).resolve().parents[1] / "fixtures" / "core" / "zoc.rules"
+
+
+@pytest.mark.rule("3.2", rulebook="zoc")
+def test_3_2_an_action_that_fails_midway_leaves_the_native_state_as_it_was(tmp_path):
+    # apply() writes a native state it owns in place and logs each write; an
+    # action that moves a unit and sets its attributes and then fails (here
+    # on a unit's second step) undoes them: the native state is again the
+    # one built from the interpreter's, and listings answer as before. A
+    # clone taken before is untouched.
+    source = _ZOC.read_text()
+    marker = "          set unit.spent = unit.spent + 1\n"
+    assert marker in source
+    path = tmp_path / "zoc.rules"
+    path.write_text(source.replace(
+        marker, marker + "          if unit.spent >= 2 { fail \"a second step\" }\n"))
+    book = cortes_rules.load(path, backend="compiled")
+    state = book.new_game(seed=1, setup="standard")
+    state.legal_action_ids()        # the native state is built by the first listing
+    assert state.native is not None
+    moves = [n for n in state.legal_action_ids() if str(book.action_from_id(n)).startswith("move")]
+    before_clone = state.clone()
+    state.apply(moves[0])
+    _same_native(state)
+    unit = str(book.action_from_id(moves[0])).split()[1]
+    again = next(n for n in state.legal_action_ids()
+                 if str(book.action_from_id(n)).startswith(f"move {unit} "))
+    assert state._native_shared is False    # its own: written in place, the writes logged
+    before = (state.native.board.where(), list(state.native.pieces), state.legal_action_ids())
+    with pytest.raises(cortes_rules.RulesRuntimeError, match="a second step"):
+        state.apply(again)
+    assert (state.native.board.where(), list(state.native.pieces),
+            state.legal_action_ids()) == before
+    _same_native(state)
+    _same_native(before_clone)
+    state.apply(next(n for n in state.legal_action_ids()
+                     if not str(book.action_from_id(n)).startswith(f"move {unit} ")))
+    _same_native(state)
+    _same_native(before_clone)
+
+
+@pytest.mark.rule("2.1")
+def test_2_1_a_clone_taken_while_an_action_runs_gets_its_own_native_state():
+    # While apply() logs its native writes (to undo them on failure), a clone
+    # must not share the native state being written in place.
+    book = _compiled("cortes", options=("veteran",))
+    state = book.new_game(seed=2, setup="historical", turn_limit=10)
+    state.legal_action_ids()
+    state._native_undo = []
+    try:
+        twin = state.clone()
+    finally:
+        state._native_undo = None
+    assert twin.native is not state.native and twin._native_undo is None
+    assert state._native_shared is False and twin._native_shared is False
+    _same_native(twin)
+    _same_native(state)
