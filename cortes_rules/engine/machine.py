@@ -1764,7 +1764,8 @@ class GameState:
 
         Copy on write goes column by column: the first write after a clone
         copies the table of columns and the one column written, not every
-        attribute (``apply()`` clones before each action, to restore on error).
+        attribute (``apply()`` clones before each action, to restore on error;
+        the native state alone is written in place there, its writes logged).
         Writers call it only when the value changes, so a write of the value
         already there copies nothing.
         """
