@@ -507,22 +507,30 @@ def test_7_19_the_size_of_a_places_static_list_is_one_instruction(listed):
 def _every_move_on_both(book, tables, columns, code, position, setup) -> set[int]:
     """``_every_move`` at the fixture's ``setup``, on the reference machine and the native
     one (the same answers), against the interpreter's clause."""
-    machine = book._machine
     state = book.new_game(seed=1, setup=setup)
+    return _every_move_in(book, tables, columns, code, position, state)
+
+
+def _every_move_in(book, tables, columns, code, position, state) -> set[int]:
+    """``code`` for every (unit, hex) in ``state`` (its game values too), on the reference
+    machine and the native one (the same answers), against the interpreter's clause."""
+    machine = book._machine
     cond = machine.forbids["move"][position][1]
     boards = _boards(state, tables)
     piece_values, place_values = columns.values(state)
+    cells = bc.value_cells(code.values, state)
     native = ClauseMachine(tables) if ClauseMachine is not None else None
     answers = set()
     for unit in machine.world.pieces:
         for place in machine.world.hexes:
             params = [unit.index, place.index]
-            got = bc.run(code, params, tables, boards[0], piece_values, place_values)
+            got = bc.run(code, params, tables, boards[0], piece_values, place_values,
+                         cells)
             answers.add(got)
             assert got == _interpreter(cond, state, {"unit": unit, "to": place})
             if native is not None:
                 assert native.run(code.ops, params, boards[-1], piece_values,
-                                  place_values) == got
+                                  place_values, cells) == got
     return answers
 
 
@@ -777,29 +785,12 @@ def test_3_3_allowed_expands_the_forbid_clauses_and_their_permits_in_place(tmp_p
     names = [line.split()[1] for line in code.listing()]
     assert "ASK" not in names and "VALUE" in names and "QUANTIFY" in names
     assert code.values == (("marked", "place"),)
-    cond = machine.forbids["move"][position][1]
-    native = ClauseMachine(tables) if ClauseMachine is not None else None
     state = book.new_game(seed=1, setup=setup)
-    spent = [name for name, _ in columns.piece].index("spent")
+    state.set_attribute(machine.world.pieces[0].id, "spent", 1)  # its clause is lifted
     answers = set()
     for marked in (None, *machine.world.hexes[:40:3]):
         state.values["marked"] = marked
-        boards = _boards(state, tables)
-        piece_values, place_values = columns.values(state)
-        piece_values[spent * tables.n_pieces + 0] = 1   # piece 0's clause is lifted
-        machine_state = state.clone()
-        machine_state.piece_attrs["spent"][0] = 1
-        cells = bc.value_cells(code.values, state)
-        for unit in machine.world.pieces:
-            for place in machine.world.hexes:
-                params = [unit.index, place.index]
-                got = bc.run(code, params, tables, boards[0], piece_values, place_values,
-                             cells)
-                answers.add(got)
-                assert got == _interpreter(cond, machine_state, {"unit": unit, "to": place})
-                if native is not None:
-                    assert native.run(code.ops, params, boards[-1], piece_values,
-                                      place_values, cells) == got
+        answers |= _every_move_in(book, tables, columns, code, position, state)
     assert answers <= {0, 1}
     if setup == "contact":
         assert answers == {0, 1}
