@@ -45,6 +45,7 @@ from .compile import (
     dice_outcomes,
     format_value,
 )
+from .visibility import HideClauses
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
@@ -435,10 +436,9 @@ class Machine:
         # Clauses read on every log line and every action run as generated
         # code, falling back to the reference when they raise (as procedures do).
         fast = self.fast_expr
-        self.hides = tuple(fast(h.when, h.rule) for h in program.of(ir.HideDecl)
-                           if not h.attribute)
-        self.place_hides = tuple(fast(h.when, h.rule) for h in program.of(ir.HideDecl)
-                                 if h.place)
+        self.hides = HideClauses(self, [h for h in program.of(ir.HideDecl)
+                                        if not h.attribute])
+        self.place_hides = HideClauses(self, [h for h in program.of(ir.HideDecl) if h.place])
         self.attribute_hides: dict[str, tuple[Any, ...]] = {}
         for h in program.of(ir.HideDecl):
             if h.attribute:
@@ -2591,12 +2591,15 @@ class GameState:
         """Whether where ``piece`` is, not only what it is, is kept from ``viewer``."""
         return self._held_by(piece, viewer, self.machine.place_hides)
 
-    def _held_by(self, piece: Piece, viewer: Player, hides: tuple[Any, ...]) -> bool:
+    def _held_by(self, piece: Piece, viewer: Player, hides: HideClauses) -> bool:
         """Whether one of ``hides`` keeps ``piece`` from ``viewer`` (unless revealed)."""
         if (piece.index, viewer.index) in self.revealed:
             return False
+        applying = hides.applying(piece, viewer)
+        if not applying:
+            return False
         env = {"piece": piece, "viewer": viewer}
-        for hide in hides:
+        for hide in applying:
             if hide(self, env):
                 return True
         return False
