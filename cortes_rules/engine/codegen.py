@@ -134,6 +134,8 @@ def _is_number(x: Any) -> bool:
 
 
 def _first_item(c: Any, *d: Any) -> Any:
+    if type(c) is tuple:    # most often a hook's contributions
+        return c[0] if c else d[0] if d else None
     return next(iter(sorted(c, key=_order_key) if isinstance(c, frozenset) else c),
                 d[0] if d else None)
 

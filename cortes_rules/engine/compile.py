@@ -211,6 +211,12 @@ def dice_outcomes(dice: Dice) -> list[tuple[Any, Fraction]]:
     return list(rng.dice_distribution(dice.count, dice.sides))
 
 
+_SEQUENCES = (tuple, list)
+_SETS = (frozenset, set)
+_ENTITIES = (Piece, Place, Player)
+_RATIONALS = (int, Fraction)
+
+
 def _as_iterable(value: Any) -> Iterable[Any]:
     """The items of a collection in the order the rules visit them.
 
@@ -219,9 +225,9 @@ def _as_iterable(value: Any) -> Iterable[Any]:
     depends on where objects sit in memory: a game must not change with the
     process it runs in.
     """
-    if isinstance(value, (tuple, list)):
+    if isinstance(value, _SEQUENCES):
         return value
-    if isinstance(value, (frozenset, set)):
+    if isinstance(value, _SETS):
         return sorted(value, key=_order_key)
     if isinstance(value, Dice):
         return [x for x, _ in dice_outcomes(value)]
@@ -231,9 +237,9 @@ def _as_iterable(value: Any) -> Iterable[Any]:
 
 
 def _order_key(value: Any) -> Any:
-    if isinstance(value, (Piece, Place, Player)):
+    if isinstance(value, _ENTITIES):
         return (0, value.index)
-    if isinstance(value, (int, Fraction)):
+    if isinstance(value, _RATIONALS):
         return (1, value)
     return (2, str(value))
 
@@ -738,11 +744,14 @@ def _rank(value: Any) -> Any:
     return math.inf
 
 
+_NUMBERS = (int, Fraction, float)
+
+
 def _absorb(reduce: Callable[[Any], Any], values: Iterable[Any]) -> Any:
     """``sum``/``max``/``min`` in which a name cell (``prohibited``) absorbs the numbers."""
     items = list(values)
     for item in items:
-        if not isinstance(item, (int, Fraction, float)):
+        if not isinstance(item, _NUMBERS):
             return item
     return reduce(items)
 
