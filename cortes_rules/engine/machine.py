@@ -22,7 +22,7 @@ import threading
 import re
 from array import array
 from itertools import compress, repeat
-from operator import is_not
+from operator import is_not, itemgetter
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -1001,7 +1001,7 @@ class _RegionCompiler:
             self.count()
             v = self.value(st.value)
             self.w(f"if {name!r} in env: env[{name!r}] = {v}")
-            self.w(f"elif {name!r} in s.values: s._own_values()[{name!r}] = {v}; s._stamp(0)")
+            self.w(f"elif {name!r} in s.values: s._write_value({name!r}, {v})")
             message = f"'set {name}': no such variable or value"
             self.w(f"else: raise RulesRuntimeError({message!r}, {self.k(st.span)}, {proc}.rule)")
             if name in self.locs:   # a variable of the region's: env has it
@@ -1090,7 +1090,10 @@ class _RegionCompiler:
             self.w(f"if type({o}) is Piece:")
             self.w(f"    {old} = s.piece_attrs[{name!r}][{o}.index]")
             self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
-            self.w(f"        s._piece_column({name!r})[{o}.index] = {v}")
+            column = self.fast.fresh("column")
+            self.w(f"        {column} = s._piece_column({name!r})")
+            self.w(f"        if s._undo is not None: s._undo.append(({column}, {o}.index, {old}))")
+            self.w(f"        {column}[{o}.index] = {v}")
             self.w(f"        s._stamp(1 + {o}.index)")
             self.w(f"        if s.native is not None: s._native_piece({name!r}, {o}.index, {v})")
             self.w(f"else: {fallback}")
@@ -1273,6 +1276,44 @@ _AT_PLACE = _AtPlace()
 _ALL_SHARED = {"_places_shared": True, "_stamps_shared": True, "_pieces_shared": True,
                "_native_shared": True, "_values_shared": True,
                "_board_shared": True}
+_OWN_ALL = dict.fromkeys(_ALL_SHARED, False)
+_SHARING = tuple(_ALL_SHARED)
+_sharing_flags = itemgetter(*_SHARING)
+"""A state's sharing flags (its ``__dict__`` given), as a tuple in ``_SHARING`` order."""
+_SHARING_ALL = (True,) * len(_SHARING)
+
+
+def _unput(arrays: tuple[Any, ...], stamps: tuple[int, ...]) -> None:
+    """Undo one ``_put``: the piece back where it was, the three stamps as they were
+    (the occupants are sorted tuples, so moving back rebuilds the very same ones)."""
+    where, occupants, stamp_list, piece, old, place = arrays
+    if place is not None:
+        remaining = tuple(p for p in occupants[place.index] if p is not piece)
+        if remaining:
+            occupants[place.index] = remaining
+        else:
+            del occupants[place.index]
+    where[piece.index] = old
+    if old is not None:
+        here = occupants.get(old.index, ())
+        occupants[old.index] = tuple(sorted((*here, piece), key=_piece_index))
+    stamp_list[stamps[4]] = stamps[5]
+    stamp_list[stamps[2]] = stamps[3]
+    stamp_list[stamps[0]] = stamps[1]
+
+
+def _undo_writes(undo: list[tuple[Any, Any, Any]]) -> None:
+    """Undo logged writes, latest first. A write is logged as a list, array or dict
+    with the key written and its old value; as the native board with a piece and its
+    old place's index; or as ``_unput`` with its arrays and stamps."""
+    for target, key, old in reversed(undo):
+        kind = type(target)
+        if kind is list or kind is array or kind is dict:
+            target[key] = old
+        elif target is _unput:
+            _unput(key, old)
+        else:
+            target.put(key, old)
 
 
 class GameState:
@@ -1310,9 +1351,9 @@ class GameState:
         self._native_shared = False
         self._values_shared = False
         self.native: Any = None   # the compiled backend's NativeState (native.py)
-        # While ``apply()`` runs on a native state of its own: the native writes made,
-        # as (array or board, index, old value), to undo them if the action fails.
-        self._native_undo: list[tuple[Any, int, int]] | None = None
+        # While ``apply()`` runs: the writes made in place, to undo if the action
+        # fails (see ``_undo_writes()``).
+        self._undo: list[tuple[Any, Any, Any]] | None = None
         self._ecache: dict[Any, Any] = {}
         self.occupants: dict[int, tuple[Piece, ...]] = {}
         self.piece_attrs: dict[str, list[Any]] = {}
@@ -1414,26 +1455,34 @@ class GameState:
             self.occupants = self.occupants.copy()
             self._board_shared = False
         stamps = self.stamps
-        stamps[1 + piece.index] = stamp
         holds = self.machine.holds
+        occupants = self.occupants
+        undo = self._undo
+        if undo is not None:
+            left = holds + old.index if old is not None else 0
+            entered = holds + place.index if place is not None else 0
+            undo.append((_unput, (self.where, occupants, stamps, piece, old, place),
+                         (1 + piece.index, stamps[1 + piece.index], left, stamps[left],
+                          entered, stamps[entered])))
+        stamps[1 + piece.index] = stamp
         if old is not None:
             stamps[holds + old.index] = stamp
-            remaining = tuple(p for p in self.occupants[old.index] if p is not piece)
+            remaining = tuple(p for p in occupants[old.index] if p is not piece)
             if remaining:
-                self.occupants[old.index] = remaining
+                occupants[old.index] = remaining
             else:
-                del self.occupants[old.index]
+                del occupants[old.index]
         self.where[piece.index] = place
         if place is not None:
             stamps[holds + place.index] = stamp
-            here = self.occupants.get(place.index, ())
-            self.occupants[place.index] = tuple(sorted((*here, piece), key=_piece_index))
+            here = occupants.get(place.index, ())
+            occupants[place.index] = tuple(sorted((*here, piece), key=_piece_index))
         if self.native is not None:
             if self._native_shared:
                 self._own_native()
             board = self.native.board
-            if self._native_undo is not None:
-                self._native_undo.append((board, piece.index, -1 if old is None else old.index))
+            if undo is not None:
+                undo.append((board, piece.index, -1 if old is None else old.index))
             board.put(piece.index, -1 if place is None else place.index)
 
     def allowed(self, kind: str, env: dict[str, Any]) -> bool:
@@ -1727,16 +1776,23 @@ class GameState:
         """
         twin = object.__new__(GameState)
         mine = self.__dict__
+        running = self._undo is not None
+        if running:
+            owned = {k: mine[k] for k in _ALL_SHARED}
         mine.update(_ALL_SHARED)
         twin.__dict__ = copied = mine.copy()   # one C-level copy, not a key-by-key update
         if self.player_attrs:   # no player attribute: nothing to write, the dict is shared
             copied["player_attrs"] = {k: v[:] for k, v in self.player_attrs.items()}
-        if self._native_undo is not None:
-            # Cloned while an action runs: the native state written in place (and
-            # perhaps undone) is this state's alone; the twin gets its own copy.
-            copied["native"] = self.native.copy()
-            copied["_native_undo"] = None
-            copied["_native_shared"] = mine["_native_shared"] = False
+        if running:
+            # Cloned while an action runs: what the action writes in place (and may
+            # undo) stays this state's alone; the twin gets copies of its own.
+            mine.update(owned)
+            copied.update(_OWN_ALL, _undo=None, where=self.where[:],
+                          occupants=self.occupants.copy(), stamps=self.stamps[:],
+                          values=self.values.copy(),
+                          piece_attrs={k: v[:] for k, v in self.piece_attrs.items()},
+                          place_attrs={k: v[:] for k, v in self.place_attrs.items()},
+                          native=self.native.copy() if self.native is not None else None)
         return twin
 
     def explain(self, question: Any, *, player: str | None = None,
@@ -1791,6 +1847,17 @@ class GameState:
             self._values_shared = False
         return self.values
 
+    def _write_value(self, name: str, value: Any) -> None:
+        """``set name = value`` for a game value (declared: ``name`` is in ``values``)."""
+        if self._values_shared:
+            self.values = self.values.copy()
+            self._values_shared = False
+        values = self.values
+        if self._undo is not None:
+            self._undo.append((values, name, values[name]))
+        values[name] = value
+        self._stamp(0)
+
     def _own_stamps(self) -> None:
         self.stamps = self.stamps[:]
         self._stamps_shared = False
@@ -1813,8 +1880,8 @@ class GameState:
             if self._native_shared:
                 self._own_native()
             cells, at = self.native.pieces, column[0] * len(self.where) + index
-            if self._native_undo is not None:
-                self._native_undo.append((cells, at, cells[at]))
+            if self._undo is not None:
+                self._undo.append((cells, at, cells[at]))
             cells[at] = column_cell(value, column[1])
 
     def _native_place(self, name: str, index: int, value: Any) -> None:
@@ -1824,14 +1891,17 @@ class GameState:
             if self._native_shared:
                 self._own_native()
             cells, at = self.native.places, column[0] * support.n_places + index
-            if self._native_undo is not None:
-                self._native_undo.append((cells, at, cells[at]))
+            if self._undo is not None:
+                self._undo.append((cells, at, cells[at]))
             cells[at] = column_cell(value, column[1])
 
     def _stamp(self, index: int) -> None:
         if self._stamps_shared:
             self._own_stamps()
-        self.stamps[index] = tick()
+        stamps = self.stamps
+        if self._undo is not None:
+            self._undo.append((stamps, index, stamps[index]))
+        stamps[index] = tick()
 
     def _sweep_pieces(self, writes: tuple[tuple[str, Any], ...]) -> None:
         """Give every piece these attribute values (``_AT_PLACE``: the piece's place), in
@@ -1851,15 +1921,23 @@ class GameState:
                     self._write_piece(name, index, value)
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
-        if not _same(self.piece_attrs[name][index], value):
-            self._piece_column(name)[index] = value
+        old = self.piece_attrs[name][index]
+        if not _same(old, value):
+            column = self._piece_column(name)
+            if self._undo is not None:
+                self._undo.append((column, index, old))
+            column[index] = value
             self._stamp(1 + index)
             if self.native is not None:
                 self._native_piece(name, index, value)
 
     def _write_place(self, name: str, index: int, value: Any) -> None:
-        if not _same(self.place_attrs[name][index], value):
-            self._place_column(name)[index] = value
+        old = self.place_attrs[name][index]
+        if not _same(old, value):
+            column = self._place_column(name)
+            if self._undo is not None:
+                self._undo.append((column, index, old))
+            column[index] = value
             self._stamp(self.machine.marks + index)
             if self.native is not None:
                 self._native_place(name, index, value)
@@ -2194,14 +2272,18 @@ class GameState:
             reasons, option, scratch = self._reasons(kind, values)
             if reasons:
                 raise IllegalActionError(space.action(number), reasons)
-        # A native state this state owns is written in place, each write logged to be
-        # undone if the action fails, rather than copied whole at the first write.
-        undo: list[tuple[Any, int, int]] | None = \
-            [] if self.native is not None and not self._native_shared else None
+        # What this state owns (its arrays, columns, values, native state) is written
+        # in place, each write logged to be undone if the action fails, rather than
+        # copied at its first write; what it shares with a clone is still copied.
+        # A state that owns nothing (a fresh clone) logs nothing: all it writes is
+        # copied first, and the snapshot keeps what was there.
+        mine = self.__dict__
+        owned = _sharing_flags(mine)
         snapshot = self.clone()
-        if undo is not None:
-            self._native_shared = False
-            self._native_undo = undo
+        undo: list[tuple[Any, Any, Any]] | None = None
+        if owned != _SHARING_ALL:
+            mine.update(zip(_SHARING, owned, strict=True))
+            self._undo = undo = []
         self._legal = None
         log_before = self._log
         # The frames are shared with every clone (the snapshot too): run on copies.
@@ -2220,18 +2302,14 @@ class GameState:
             self._roll_back(snapshot, undo)
             raise RulesRuntimeError("the rules call procedures too deeply") from None
         finally:
-            self._native_undo = None
+            self._undo = None
 
-    def _roll_back(self, snapshot: GameState, undo: list[tuple[Any, int, int]] | None
+    def _roll_back(self, snapshot: GameState, undo: list[tuple[Any, Any, Any]] | None
                    ) -> None:
-        """Return to ``snapshot`` after a failed action, undoing the logged native writes
-        (latest first) on the native state the snapshot holds too."""
-        if undo is not None and self._native_undo is undo:
-            for target, index, old in reversed(undo):
-                if type(target) is array:
-                    target[index] = old
-                else:
-                    target.put(index, old)
+        """Return to ``snapshot`` after a failed action: the writes made in place are
+        undone (``_undo_writes()``), on what the snapshot holds too."""
+        if undo is not None and self._undo is undo:
+            _undo_writes(undo)
         self._restore(snapshot)
 
     def _listed(self, kind: Kind, number: int, values: tuple[Any, ...]
@@ -2404,8 +2482,7 @@ class GameState:
                 if name in env:
                     env[name] = value
                 elif name in self.values:
-                    self._own_values()[name] = value
-                    self._stamp(0)
+                    self._write_value(name, value)
                 else:
                     raise RulesRuntimeError(f"'set {name}': no such variable or value",
                                             ins[3], proc.rule)

@@ -658,12 +658,12 @@ def test_2_1_a_clone_taken_while_an_action_runs_gets_its_own_native_state():
     book = _compiled("cortes", options=("veteran",))
     state = book.new_game(seed=2, setup="historical", turn_limit=10)
     state.legal_action_ids()
-    state._native_undo = []
+    state._undo = []
     try:
         twin = state.clone()
     finally:
-        state._native_undo = None
-    assert twin.native is not state.native and twin._native_undo is None
+        state._undo = None
+    assert twin.native is not state.native and twin._undo is None
     assert state._native_shared is False and twin._native_shared is False
     _same_native(twin)
     _same_native(state)

@@ -12,10 +12,13 @@ a model of what it alone has done.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import cortes_rules
 from cortes_rules import IllegalActionError
 
 ATTRIBUTES = ("steps", "spent", "moved")
@@ -109,3 +112,75 @@ def test_a_game_value_written_after_a_clone_is_the_writers_alone(book):
     with pytest.raises(IllegalActionError):
         twin.apply(illegal)
     assert [s.values[VALUE] for s in (state, twin, third)] == [2, 4, 5]
+
+
+_ZOC = Path(__file__).resolve().parents[1] / "fixtures" / "core" / "zoc.rules"
+
+
+def _arrays(state) -> tuple[object, ...]:
+    """Copies of everything an action may write in place: where the pieces are, what
+    the places hold, the attribute columns, the game values and the stamps."""
+    return (list(state.where), dict(state.occupants),
+            {k: list(v) for k, v in state.piece_attrs.items()},
+            {k: list(v) for k, v in state.place_attrs.items()},
+            dict(state.values), list(state.stamps))
+
+
+@pytest.mark.rule("3.2", rulebook="zoc")
+@pytest.mark.parametrize("clone_first", [False, True])
+def test_3_2_an_action_that_fails_midway_leaves_every_array_as_it_was(tmp_path, clone_first):
+    # apply() writes what the state owns in place and logs each write; an action
+    # that moves a unit, sets its attributes and a game value and then fails
+    # (on a unit's second step) undoes them all, stamps included, whether the
+    # arrays were the state's own or shared with a clone taken before.
+    source = _ZOC.read_text()
+    marker = "          set unit.spent = unit.spent + 1\n"
+    assert marker in source
+    path = tmp_path / "zoc.rules"
+    path.write_text(source.replace(marker, marker + "          set turn_count = turn_count + 5\n"
+                                   "          if unit.spent >= 2 { fail \"a second step\" }\n"))
+    book = cortes_rules.load(path)
+    state = book.new_game(seed=1, setup="standard")
+    moves = [n for n in state.legal_action_ids() if str(book.action_from_id(n)).startswith("move")]
+    state.apply(moves[0])
+    unit = str(book.action_from_id(moves[0])).split()[1]
+    again = next(n for n in state.legal_action_ids()
+                 if str(book.action_from_id(n)).startswith(f"move {unit} "))
+    twin = state.clone() if clone_first else None
+    before, legal = _arrays(state), state.legal_action_ids()
+    with pytest.raises(cortes_rules.RulesRuntimeError, match="a second step"):
+        state.apply(again)
+    assert _arrays(state) == before
+    assert state.legal_action_ids() == legal
+    if twin is not None:
+        assert _arrays(twin) == before
+    # The state goes on as if the failed action had never been tried.
+    other = next(n for n in legal if not str(book.action_from_id(n)).startswith(f"move {unit} "))
+    replay = book.new_game(seed=1, setup="standard")
+    replay.apply(moves[0])
+    for done in (state, replay):
+        done.apply(other)
+    assert _arrays(state)[:5] == _arrays(replay)[:5]
+    assert state.legal_action_ids() == replay.legal_action_ids()
+
+
+@pytest.mark.rule("3.2", rulebook="zoc")
+def test_3_2_a_clone_taken_while_an_action_runs_shares_nothing_the_action_may_undo():
+    book = cortes_rules.load(_ZOC)
+    state = book.new_game(seed=1, setup="standard")
+    state.legal_action_ids()
+    state._undo = []
+    try:
+        twin = state.clone()
+    finally:
+        state._undo = None
+    assert twin._undo is None
+    for mine, its in zip(_arrays_of(state), _arrays_of(twin), strict=True):
+        assert mine is not its and mine == its
+    assert all(c is not d for c, d in zip(state.piece_attrs.values(),
+                                          twin.piece_attrs.values(), strict=True))
+
+
+def _arrays_of(state) -> tuple[object, ...]:
+    return (state.where, state.occupants, state.piece_attrs, state.place_attrs,
+            state.values, state.stamps)
