@@ -1776,17 +1776,14 @@ class GameState:
         """
         twin = object.__new__(GameState)
         mine = self.__dict__
-        running = self._undo is not None
-        if running:
-            owned = {k: mine[k] for k in _ALL_SHARED}
         mine.update(_ALL_SHARED)
         twin.__dict__ = copied = mine.copy()   # one C-level copy, not a key-by-key update
         if self.player_attrs:   # no player attribute: nothing to write, the dict is shared
             copied["player_attrs"] = {k: v[:] for k, v in self.player_attrs.items()}
-        if running:
+        if self._undo is not None:
             # Cloned while an action runs: what the action writes in place (and may
-            # undo) stays this state's alone; the twin gets copies of its own.
-            mine.update(owned)
+            # undo) stays this state's alone; the twin gets copies of its own. (This
+            # state now copies what it writes next, as after any clone.)
             copied.update(_OWN_ALL, _undo=None, where=self.where[:],
                           occupants=self.occupants.copy(), stamps=self.stamps[:],
                           values=self.values.copy(),
