@@ -8,6 +8,11 @@ game values stay shared until a state writes to one, and then only the column
 whole-table copy would be paid at every step). These tests drive a family of
 clones with random writes and random legal actions, and hold every state to
 a model of what it alone has done.
+
+Within ``apply()`` the arrays a state owns are written in place instead, each
+write logged: the last tests make an action fail midway and require every
+array to be as it was, and a clone taken while an action runs to share
+nothing with it.
 """
 
 from __future__ import annotations
@@ -126,6 +131,12 @@ def _arrays(state) -> tuple[object, ...]:
             dict(state.values), list(state.stamps))
 
 
+def _arrays_of(state) -> tuple[object, ...]:
+    """The arrays themselves (not copies), to tell whether two states share them."""
+    return (state.where, state.occupants, state.piece_attrs, state.place_attrs,
+            state.values, state.stamps)
+
+
 @pytest.mark.rule("3.2", rulebook="zoc")
 @pytest.mark.parametrize("clone_first", [False, True])
 def test_3_2_an_action_that_fails_midway_leaves_every_array_as_it_was(tmp_path, clone_first):
@@ -179,8 +190,3 @@ def test_3_2_a_clone_taken_while_an_action_runs_shares_nothing_the_action_may_un
         assert mine is not its and mine == its
     assert all(c is not d for c, d in zip(state.piece_attrs.values(),
                                           twin.piece_attrs.values(), strict=True))
-
-
-def _arrays_of(state) -> tuple[object, ...]:
-    return (state.where, state.occupants, state.piece_attrs, state.place_attrs,
-            state.values, state.stamps)
