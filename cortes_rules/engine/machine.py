@@ -1846,10 +1846,7 @@ class GameState:
 
     def _write_value(self, name: str, value: Any) -> None:
         """``set name = value`` for a game value (declared: ``name`` is in ``values``)."""
-        if self._values_shared:
-            self.values = self.values.copy()
-            self._values_shared = False
-        values = self.values
+        values = self._own_values()
         if self._undo is not None:
             self._undo.append((values, name, values[name]))
         values[name] = value

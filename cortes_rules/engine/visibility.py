@@ -54,9 +54,6 @@ class HideClauses:
     def __bool__(self) -> bool:
         return bool(self.fns)
 
-    def __len__(self) -> int:
-        return len(self.fns)
-
     def applying(self, piece: Piece, viewer: Player) -> tuple[Fn, ...]:
         """The clauses to evaluate for ``piece`` and ``viewer``."""
         table = self._applying
