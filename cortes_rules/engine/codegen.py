@@ -405,6 +405,9 @@ class _Gen:
         # into the list of the innermost one (their depths, outermost first).
         self.recording = False
         self.record_levels: list[int] = []
+        # Whether cached loops are generated (a value kept outside them then has
+        # its reads kept beside it, see _hoist()).
+        self.caches = False
         # Values are kept per iteration of loops at or above this depth only (see
         # expression()).
         self.floor = 0
@@ -632,12 +635,12 @@ class _Gen:
         if level > self.depth or (level == self.depth and not here):
             return None
         # A value kept across iterations of a cached loop: each iteration that uses
-        # it depends on what computing it read (kept beside it), if that was
-        # noted at all (the value belongs to a cached loop's iteration).
+        # it depends on what computing it read, kept beside it in ``R<var>``. A
+        # value kept outside every cached loop may also be computed where nothing
+        # is noted (before the loops, or in a memo's body): its ``R<var>`` then
+        # stays unset, and an iteration using it is not cached.
         shared = self.recording and level < self.record_levels[-1]
-        if shared and level < self.record_levels[0]:
-            self.rec("unknown")
-            shared = False
+        outside = shared and level < self.record_levels[0]
         key = (shape(node), ctx.env, tuple(sorted((n, loc.var) for n, loc in deps)))
         scope = self.scopes[level]
         var = scope.cache.get(key)
@@ -645,6 +648,8 @@ class _Gen:
             var = self.fast.fresh("h")
             scope.cache[key] = var
             scope.inits.append(var)
+            if self.caches and (not self.record_levels or level < self.record_levels[0]):
+                scope.inits.append(f"R{var}")
         self.w(f"if {var} is MISS:")
         self.push()
         if shared:
@@ -656,10 +661,35 @@ class _Gen:
         if shared:
             self.w(f"R{var} = ({reads}, {unknown}); {reads}, {unknown} = {saved}")
         self.pop()
+        if outside:
+            self.w(f"if R{var} is MISS: {unknown} = True")
+            self.w("else:")
+            self.push()
         if shared:
             self.w(f"{reads}.extend(R{var}[0])")
             self.w(f"if R{var}[1]: {unknown} = True")
+        if outside:
+            self.pop()
         return var
+
+    def level_of(self, node: ir.Expr, ctx: _Ctx) -> int:
+        """The depth of the innermost loop binding a variable ``node`` reads (0: none).
+
+        A binding of an option that reads only its first parameters (``from =
+        unit.place``) has the same value in every iteration of the loops inside
+        theirs, so what is computed from it may be kept per iteration of theirs.
+        """
+        maybe = any(not loc.definite for loc in ctx.locs.values())
+        bound = frozenset(n for n, loc in ctx.locs.items() if loc.definite)
+        _, names = self.fast.purity.scan(node, bound, ctx.env or maybe)
+        level = 0
+        for name in names:
+            loc = ctx.locs.get(name)
+            if loc is not None:
+                if not loc.definite:
+                    return self.depth
+                level = max(level, loc.level)
+        return level
 
     def _fold(self, node: ir.Expr, ctx: _Ctx) -> str | None:
         """Memoise a pure, costly sub-expression by the values of the variables it reads."""
@@ -1596,6 +1626,7 @@ class FastCompiler:
         names = [p.name for p in option.params] + [n for n, _ in option.bindings]
         clean = self.reads_in_order(option)
         cached = self.caching and clean and len(option.params) >= 2
+        gen.caches = cached
         locs: dict[str, _Local] = {}
         for n in dict.fromkeys(names):
             var = self.fresh("o_" + _IDENT.sub("_", n))
@@ -1624,7 +1655,7 @@ class FastCompiler:
             value = gen.x(expr, ctx)
             var = locs[bname].var
             gen.w(f"{var} = {value}")
-            ctx = ctx.bind(**{bname: _Local(var, True, gen.depth)})
+            ctx = ctx.bind(**{bname: _Local(var, True, gen.level_of(expr, ctx))})
         if option.where is not None:
             gen.w(f"if not {gen.x(option.where, ctx)}: break")
         gen.forbids(option.kind, ctx, "break")

@@ -292,3 +292,38 @@ def test_addition_takes_pythons_own_sum_only_where_the_reference_gives_it(state,
             results.append(("error", type(error).__name__))
     assert results[0] == results[1]
     assert type(results[0][1]) is type(results[1][1])
+
+
+def _movement_game(book: cortes_rules.Rulebook, seed: int, steps: int):
+    """A Grands Stratèges III game played at random, yielding before each decision."""
+    game = book.new_game(seed=seed)
+    choices = random.Random(seed)
+    for _ in range(steps):
+        if game.is_terminal():
+            return
+        if game.is_chance_node():
+            game.apply(choices.choice([o for o, _ in game.chance_outcomes()]))
+            continue
+        yield game
+        game.apply(choices.choice(game.legal_action_ids()))
+
+
+@pytest.mark.rule("II.1", rulebook="grands_strateges")
+@pytest.mark.parametrize("seed", range(2))
+def test_an_option_listing_reuses_a_units_moves_only_while_what_they_read_stands(seed):
+    """The listing of ``move`` (II.1) keeps each unit's ids with the stamps of what
+    they read. Its clauses read values that stand outside the loop over units (the
+    unit moving now, II.3; the total of a hook, II.1), and a binding that reads only
+    the unit (``from``) is kept per unit, not per hex. With the kept ids, the same
+    games as with every listing worked out afresh, and ids are kept at all."""
+    books = [cortes_rules.load("grands_strateges", scenario="III") for _ in range(2)]
+    books[1]._machine.fast.caching = False       # before any code is generated
+    fresh = _movement_game(books[1], seed, 300)
+    kept = 0
+    for game in _movement_game(books[0], seed, 300):
+        other = next(fresh)
+        assert game.legal_action_ids() == other.legal_action_ids()
+        kept = max(kept, sum(len(entries) for entries in game._ecache.values()))
+    next(fresh, None)       # the last action, applied to the other game too
+    assert game.to_notation() == other.to_notation()
+    assert kept >= 10
