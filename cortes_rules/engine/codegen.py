@@ -51,6 +51,7 @@ from ..core.world import Dice, Piece, Place, Player, Row, Table, World
 from ..dsl import ir
 from ..rule_numbers import rule_key
 from .domains import free_names
+from .rewrites import ListSplitter
 from .compile import (
     _MISSING,
     Compiler,
@@ -1033,6 +1034,9 @@ class _Gen:
         fast = self.fast
         name = node.func
         if node.binder is not None:
+            split = fast.splitter.split(node)
+            if split is not node:
+                return self.x(split, ctx)
             return self.comprehension(node, ctx)
         if name in fast.ref.functions:
             return self.function(node, ctx)
@@ -1359,6 +1363,7 @@ class FastCompiler:
         # (``native.PieceFilter``).
         self.native_filter: Callable[[ir.Expr, str, tuple[str, ...]], Any] | None = None
         self.purity = Purity(self)
+        self.splitter = ListSplitter(ref.functions)
         self.memos: list[dict[Any, Any]] = []
         self._counter = 0
         self._consts: dict[int, str] = {}

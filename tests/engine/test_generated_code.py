@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cortes_rules
+from cortes_rules.dsl import ir
 from cortes_rules.dsl.parse import parse_expression
 from cortes_rules.engine import machine as machine_module
 from cortes_rules.engine.machine import _cited_rules, _template
@@ -327,3 +328,51 @@ def test_an_option_listing_reuses_a_units_moves_only_while_what_they_read_stands
     next(fresh, None)       # the last action, applied to the other game too
     assert game.to_notation() == other.to_notation()
     assert kept >= 10
+
+
+def _collection(items: list[int], kind: str) -> str:
+    inner = ", ".join(map(str, items))
+    return f"[{inner}]" if kind == "list" else f"set([{inner}])"
+
+
+@pytest.mark.rule("10.8")
+@settings(max_examples=80, deadline=None)
+@given(a=st.lists(st.integers(0, 6), max_size=4), b=st.lists(st.integers(0, 6), max_size=4),
+       kinds=st.sampled_from([("list", "list"), ("set", "set"), ("list", "set"),
+                              ("set", "list")]),
+       above=st.integers(-1, 6), branch=st.booleans())
+def test_a_filter_over_joined_collections_agrees_with_the_reference(
+        state, a, b, kinds, above, branch):
+    """A filter over lists added together runs as the lists' filters added together
+    (each part that reads no state kept whole); a set with anything added is a union,
+    and a list with a set added fails, on both sides."""
+    left, right = _collection(a, kinds[0]), _collection(b, kinds[1])
+    joined = f"list(x for x in {left} + {right} where x > bound)"
+    chosen = f"list(x for x in (if pick then {left} else {right}) where x > bound)"
+    env = {"bound": above, "pick": branch}
+    for text in (joined, chosen):
+        if text is joined and kinds == ("list", "set"):
+            with pytest.raises(cortes_rules.CortesRulesError):
+                _both(state, text, env)
+            continue
+        generated, reference = _both(state, text, env)
+        assert generated == reference
+
+
+@pytest.mark.rule("10.8")
+def test_the_aztec_redeployment_hexes_are_filtered_part_by_part(state):
+    """10.8: the hexes an Aztec unit may be redeployed to, most of them fixed and a few
+    the hexes Aztec units hold, are filtered as the sum of three filters: the fixed
+    parts are kept whole once worked out, and the result is the reference's."""
+    machine = state.machine
+    world = machine.world
+    node = parse_expression("aztec_ground(u)")
+    fn = machine.fast_expr(node, "")
+    for piece in world.pieces:
+        if piece.side is world.player["aztec"]:
+            assert fn(state, {"u": piece}) == machine.compiler.expr(node, None)(state, {"u": piece})
+    splitter = machine.fast.splitter
+    ground = machine.compiler.functions["aztec_ground"].body
+    split = splitter.split(ground)
+    assert isinstance(split, ir.Cond) and isinstance(split.otherwise, ir.Arith)
+    assert not splitter.is_list(parse_expression("set([1]) + [2]"))
