@@ -1220,7 +1220,8 @@ class _Gen:
         binder = node.binder
         domain = self.atom(self.x(node.domain, ctx))
         items = self.tmp("it")
-        side = self.side_of_pieces(node, ctx)
+        # ``all`` is false for a piece its condition fails, of another side too.
+        side = self.side_of_pieces(node, ctx) if name != "all" else None
         if side is not None:
             # Only the pieces of that side can pass: visit them alone (in piece order).
             everything, by_side = self.fast.pieces_by_side()

@@ -89,6 +89,19 @@ def test_the_short_cut_is_taken_and_skips_the_other_sides_pieces(state):
     assert "else None" in fn.source     # the line that picks the side's pieces
 
 
+@pytest.mark.rule("6.2")
+@pytest.mark.parametrize("side", ["spanish", "aztec", None])
+def test_all_over_the_pieces_is_false_for_a_piece_of_another_side(state, side):
+    """``all(u in pieces where u.side == side ...)`` asks every piece: those of the
+    other sides fail it, so the short cut to one side's pieces is not taken."""
+    world = state.machine.world
+    env = {"side": world.player[side] if side is not None else None}
+    for text in ("all(u in pieces where u.side == side)",
+                 "all(u in pieces where u.side == side and u.place == none)"):
+        generated, reference = _both(state, text, env)
+        assert generated is reference is False
+
+
 @pytest.mark.rule("8.19")
 def test_a_log_lines_text_and_rules_are_written_once_and_stay_the_same(state):
     twin = state.clone()
@@ -315,10 +328,12 @@ def test_an_option_listing_reuses_a_units_moves_only_while_what_they_read_stands
     """The listing of ``move`` (II.1) keeps each unit's ids with the stamps of what
     they read. Its clauses read values that stand outside the loop over units (the
     unit moving now, II.3; the total of a hook, II.1), and a binding that reads only
-    the unit (``from``) is kept per unit, not per hex. With the kept ids, the same
-    games as with every listing worked out afresh, and ids are kept at all."""
+    the unit (``from``) is kept per unit, not per hex. With the kept ids and values,
+    the same games as with every listing and value worked out afresh, and ids are
+    kept at all."""
     books = [cortes_rules.load("grands_strateges", scenario="III") for _ in range(2)]
     books[1]._machine.fast.caching = False       # before any code is generated
+    books[1]._machine.fast.hoisting = False
     fresh = _movement_game(books[1], seed, 300)
     kept = 0
     for game in _movement_game(books[0], seed, 300):
