@@ -1899,20 +1899,63 @@ class GameState:
 
     def _sweep_pieces(self, writes: tuple[tuple[str, Any], ...]) -> None:
         """Give every piece these attribute values (``_AT_PLACE``: the piece's place), in
-        order, writing only the cells that change (a ``for each`` over all the pieces)."""
+        order, writing only the cells that change (a ``for each`` over all the pieces).
+
+        The writes go column by column: an array written is logged once, whole (not
+        cell by cell), and the pieces written get one stamp, once all are written
+        (nothing reads the state in between)."""
+        undo = self._undo
+        native = self.native
+        support = self.machine._native if native is not None else None
+        stamped: set[int] = set()
         for name, value in writes:
             column = self.piece_attrs[name]
             if value is _AT_PLACE:
                 new = self.where
-                for index in [i for i, (old, v) in enumerate(zip(column, new, strict=True))
-                              if old is not v and not _same(old, v)]:
-                    self._write_piece(name, index, new[index])
+                changed = [i for i, (old, v) in enumerate(zip(column, new, strict=True))
+                           if old is not v and not _same(old, v)]
+            else:
+                # The cells holding this very object are left at C speed; the others
+                # are compared as ``_write_piece`` would.
+                changed = [i for i in compress(range(len(column)),
+                                               map(is_not, column, repeat(value)))
+                           if not _same(column[i], value)]
+            if not changed:
                 continue
-            # The cells holding this very object are left at C speed; the others are
-            # compared as ``_write_piece`` would.
-            for index in compress(range(len(column)), map(is_not, column, repeat(value))):
-                if not _same(column[index], value):
-                    self._write_piece(name, index, value)
+            column = self._piece_column(name)
+            if undo is not None:
+                undo.append((column, slice(None), column[:]))
+            native_column = support.piece_column.get(name) if support is not None else None
+            if native_column is not None:
+                if self._native_shared:
+                    self._own_native()
+                cells = self.native.pieces
+                base = native_column[0] * len(self.where)
+                if undo is not None:
+                    cut = slice(base, base + len(column))
+                    undo.append((cells, cut, cells[cut]))
+            if value is _AT_PLACE:
+                for i in changed:
+                    column[i] = new[i]
+                    if native_column is not None:
+                        cells[base + i] = column_cell(new[i], native_column[1])
+            else:
+                for i in changed:
+                    column[i] = value
+                if native_column is not None:
+                    cell = column_cell(value, native_column[1])
+                    for i in changed:
+                        cells[base + i] = cell
+            stamped.update(changed)
+        if stamped:
+            if self._stamps_shared:
+                self._own_stamps()
+            stamps = self.stamps
+            stamp = tick()
+            for i in stamped:
+                if undo is not None:
+                    undo.append((stamps, 1 + i, stamps[1 + i]))
+                stamps[1 + i] = stamp
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
         old = self.piece_attrs[name][index]

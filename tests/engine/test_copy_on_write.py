@@ -131,25 +131,42 @@ def _arrays(state) -> tuple[object, ...]:
             dict(state.values), list(state.stamps))
 
 
+def _native_cells(state) -> tuple[list[int], list[int]] | None:
+    """Copies of the native attribute columns (compiled backend, once listed natively)."""
+    if state.native is None:
+        return None
+    return list(state.native.pieces), list(state.native.places)
+
+
 def _arrays_of(state) -> tuple[object, ...]:
     """The arrays themselves (not copies), to tell whether two states share them."""
     return (state.where, state.occupants, state.piece_attrs, state.place_attrs,
             state.values, state.stamps)
 
 
+# Every piece given the same values (a sweep: columns written whole, one stamp).
+_SWEEP = ("          for each u in pieces {\n            set u.attacked = true\n"
+          "            set u.spent = 7\n          }\n")
+
+
 @pytest.mark.rule("3.2", rulebook="zoc")
+@pytest.mark.parametrize("sweep", [False, True])
 @pytest.mark.parametrize("clone_first", [False, True])
-def test_3_2_an_action_that_fails_midway_leaves_every_array_as_it_was(tmp_path, clone_first):
+def test_3_2_an_action_that_fails_midway_leaves_every_array_as_it_was(
+        tmp_path, clone_first, sweep):
     # apply() writes what the state owns in place and logs each write; an action
-    # that moves a unit, sets its attributes and a game value and then fails
-    # (on a unit's second step) undoes them all, stamps included, whether the
-    # arrays were the state's own or shared with a clone taken before.
+    # that moves a unit, sets its attributes and a game value (and, with
+    # ``sweep``, the attributes of every piece) and then fails (on a unit's
+    # second step) undoes them all, stamps and the native columns included,
+    # whether the arrays were the state's own or shared with a clone taken before.
     source = _ZOC.read_text()
     marker = "          set unit.spent = unit.spent + 1\n"
     assert marker in source
     path = tmp_path / "zoc.rules"
     path.write_text(source.replace(marker, marker + "          set turn_count = turn_count + 5\n"
-                                   "          if unit.spent >= 2 { fail \"a second step\" }\n"))
+                                   "          if unit.spent >= 2 {\n"
+                                   + (_SWEEP if sweep else "")
+                                   + "            fail \"a second step\"\n          }\n"))
     book = cortes_rules.load(path)
     state = book.new_game(seed=1, setup="standard")
     moves = [n for n in state.legal_action_ids() if str(book.action_from_id(n)).startswith("move")]
@@ -159,12 +176,15 @@ def test_3_2_an_action_that_fails_midway_leaves_every_array_as_it_was(tmp_path, 
                  if str(book.action_from_id(n)).startswith(f"move {unit} "))
     twin = state.clone() if clone_first else None
     before, legal = _arrays(state), state.legal_action_ids()
+    native = _native_cells(state)
     with pytest.raises(cortes_rules.RulesRuntimeError, match="a second step"):
         state.apply(again)
     assert _arrays(state) == before
+    assert _native_cells(state) == native
     assert state.legal_action_ids() == legal
     if twin is not None:
         assert _arrays(twin) == before
+        assert _native_cells(twin) == native
     # The state goes on as if the failed action had never been tried.
     other = next(n for n in legal if not str(book.action_from_id(n)).startswith(f"move {unit} "))
     replay = book.new_game(seed=1, setup="standard")
