@@ -51,7 +51,6 @@ from ..core.world import Dice, Piece, Place, Player, Row, Table, World
 from ..dsl import ir
 from ..rule_numbers import rule_key
 from .domains import free_names
-from .rewrites import ListSplitter
 from .compile import (
     _MISSING,
     Compiler,
@@ -67,6 +66,7 @@ from .compile import (
     index_value,
     is_test,
 )
+from .rewrites import ListSplitter
 
 if TYPE_CHECKING:
     from .machine import GameState as State
