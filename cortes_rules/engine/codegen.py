@@ -619,19 +619,11 @@ class _Gen:
         With ``here``, a value may also be kept in the innermost scope itself:
         a second use in the same iteration (or evaluation) reads it again.
         """
-        fast = self.fast
         if ctx.trail or self.depth < 0 or (self.depth == 0 and not here):
             return None
-        maybe = any(not loc.definite for loc in ctx.locs.values())
-        bound = frozenset(n for n, loc in ctx.locs.items() if loc.definite)
-        _, names = fast.purity.scan(node, bound, ctx.env or maybe)
-        deps = []
-        for name in names:
-            loc = ctx.locs.get(name)
-            if loc is not None:
-                if not loc.definite:
-                    return None
-                deps.append((name, loc))
+        deps = self._deps(node, ctx)
+        if deps is None:
+            return None
         level = max(max((loc.level for _, loc in deps), default=0), self.floor)
         if level > self.depth or (level == self.depth and not here):
             return None
@@ -680,17 +672,24 @@ class _Gen:
         unit.place``) has the same value in every iteration of the loops inside
         theirs, so what is computed from it may be kept per iteration of theirs.
         """
+        deps = self._deps(node, ctx)
+        if deps is None:
+            return self.depth
+        return max((loc.level for _, loc in deps), default=0)
+
+    def _deps(self, node: ir.Expr, ctx: _Ctx) -> list[tuple[str, _Local]] | None:
+        """The local variables ``node`` reads, or None when one may be unset here."""
         maybe = any(not loc.definite for loc in ctx.locs.values())
         bound = frozenset(n for n, loc in ctx.locs.items() if loc.definite)
         _, names = self.fast.purity.scan(node, bound, ctx.env or maybe)
-        level = 0
+        deps = []
         for name in names:
             loc = ctx.locs.get(name)
             if loc is not None:
                 if not loc.definite:
-                    return self.depth
-                level = max(level, loc.level)
-        return level
+                    return None
+                deps.append((name, loc))
+        return deps
 
     def _fold(self, node: ir.Expr, ctx: _Ctx) -> str | None:
         """Memoise a pure, costly sub-expression by the values of the variables it reads."""

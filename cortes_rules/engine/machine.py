@@ -1905,8 +1905,7 @@ class GameState:
         cell by cell), and the pieces written get one stamp, once all are written
         (nothing reads the state in between)."""
         undo = self._undo
-        native = self.native
-        support = self.machine._native if native is not None else None
+        support = self.machine._native if self.native is not None else None
         stamped: set[int] = set()
         for name, value in writes:
             column = self.piece_attrs[name]
@@ -1951,10 +1950,10 @@ class GameState:
             if self._stamps_shared:
                 self._own_stamps()
             stamps = self.stamps
+            if undo is not None:
+                undo.extend([(stamps, 1 + i, stamps[1 + i]) for i in stamped])
             stamp = tick()
             for i in stamped:
-                if undo is not None:
-                    undo.append((stamps, 1 + i, stamps[1 + i]))
                 stamps[1 + i] = stamp
 
     def _write_piece(self, name: str, index: int, value: Any) -> None:
