@@ -2643,15 +2643,17 @@ class GameState:
         named = _pieces_named(values, [])
         if not named:
             return audience
-        hides = self.machine.hides
-        held = self._held_by
+        rows = self.machine.hides.by_viewer()
+        held = self._held
         players = self.machine.world.players
         readers = []
         for viewer in players:
             if audience is not None and viewer.name not in audience:
                 continue
+            row = rows[viewer.index]
             for piece in named:
-                if held(piece, viewer, hides):
+                applying = row[piece.index]
+                if applying and held(piece, viewer, applying):
                     break
             else:
                 readers.append(viewer.name)
@@ -2706,10 +2708,13 @@ class GameState:
 
     def _held_by(self, piece: Piece, viewer: Player, hides: HideClauses) -> bool:
         """Whether one of ``hides`` keeps ``piece`` from ``viewer`` (unless revealed)."""
-        if (piece.index, viewer.index) in self.revealed:
-            return False
         applying = hides.applying(piece, viewer)
-        if not applying:
+        return bool(applying) and self._held(piece, viewer, applying)
+
+    def _held(self, piece: Piece, viewer: Player, applying: tuple[Fn, ...]) -> bool:
+        """Whether one of the clauses ``applying`` to the pair keeps ``piece`` from
+        ``viewer`` (unless revealed)."""
+        if (piece.index, viewer.index) in self.revealed:
             return False
         env = {"piece": piece, "viewer": viewer}
         for hide in applying:

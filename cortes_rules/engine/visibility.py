@@ -50,6 +50,7 @@ class HideClauses:
         self.fns: tuple[Fn, ...] = tuple(machine.fast_expr(h.when, h.rule) for h in decls)
         self._viewers = len(machine.world.players)
         self._applying: list[tuple[Fn, ...]] | None = None
+        self._rows: tuple[tuple[tuple[Fn, ...], ...], ...] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.fns)
@@ -60,6 +61,18 @@ class HideClauses:
         if table is None:
             table = self._applying = self._work_out()
         return table[piece.index * self._viewers + viewer.index]
+
+    def by_viewer(self) -> tuple[tuple[tuple[Fn, ...], ...], ...]:
+        """``applying`` as one row per viewer, indexed by piece (for a log line's audience,
+        which asks every piece it names of every viewer)."""
+        rows = self._rows
+        if rows is None:
+            table = self._applying
+            if table is None:
+                table = self._applying = self._work_out()
+            n = self._viewers
+            rows = self._rows = tuple(tuple(table[v::n]) for v in range(n))
+        return rows
 
     def _work_out(self) -> list[tuple[Fn, ...]]:
         from .machine import GameState   # the state module imports this one
