@@ -1368,6 +1368,7 @@ class GameState:
         self._log: tuple[Any, ...] | None = None   # (entry, previous) chain
         self._history: tuple[Any, ...] | None = None
         self._legal: list[list[int]] | None = None   # legal ids by option, this position
+        self._choosers: tuple[Any, Any, Any] | None = None   # see _sealed_next
         for piece_id, place_id in (positions or {}).items():
             piece = world.piece.get(piece_id)
             if piece is None:
@@ -2423,8 +2424,26 @@ class GameState:
             frame[1] += 1   # to DISPATCH
 
     def _sealed_next(self, spec: ChoiceSpec, env: dict[str, Any]) -> Any:
-        players = tuple(spec.player(self, env))
-        done = {c[0] for c in env.get(spec.key, ())}
+        """The next player to decide in a sealed choice, or None once all have.
+
+        Who takes part is worked out again at each decision of the round (the
+        listing, ``apply`` and the run each ask), but nothing changes the state
+        while the round collects its decisions (their bodies run once all are
+        in), so the players found once a decision is collected are kept with the
+        tuple of decisions collected (``_choosers``), which is a new object at
+        each decision and is taken out of the frame before any body runs.
+        """
+        chosen = env.get(spec.key)
+        memo = self._choosers
+        if chosen and memo is not None and memo[0] is chosen and memo[1] is spec:
+            players = memo[2]
+        else:
+            players = tuple(spec.player(self, env))
+            if chosen:
+                self._choosers = (chosen, spec, players)
+        if not chosen:
+            return players[0] if players else None
+        done = {c[0] for c in chosen}
         return next((p for p in players if p not in done), None)
 
     # ------------------------------------------------------------ running
@@ -2487,11 +2506,12 @@ class GameState:
                 frame[1] = pc
                 if op == CHOOSE:
                     self._check_live(ins[1], env, proc)
-                elif op == SEALED and self._sealed_next(ins[1], env) is None:
-                    frame[1] = pc + 1
-                    continue
                 elif op == SEALED:
-                    self._check_live(ins[1], env, proc)
+                    chooser = self._sealed_next(ins[1], env)
+                    if chooser is None:
+                        frame[1] = pc + 1
+                        continue
+                    self._check_live(ins[1], env, proc, chooser)
                 elif op == DRAW and not self._draw_pool(ins, frame):
                     raise RulesRuntimeError("nothing to draw from", ins[3], proc.rule)
                 return
@@ -2587,12 +2607,14 @@ class GameState:
         viewers = to if isinstance(to, (tuple, frozenset)) else (to,)
         self.revealed = self.revealed | {(p.index, v.index) for p in pieces for v in viewers}
 
-    def _check_live(self, spec: ChoiceSpec, env: dict[str, Any], proc: Proc) -> None:
-        """A decision with no legal action is a broken rulebook, named as such."""
+    def _check_live(self, spec: ChoiceSpec, env: dict[str, Any], proc: Proc,
+                    chooser: Any = None) -> None:
+        """A decision with no legal action is a broken rulebook, named as such
+        (``chooser``: who decides next in a sealed choice)."""
         use = env
         if spec.key:
             use = dict(env)
-            use[spec.name] = self._sealed_next(spec, env)
+            use[spec.name] = chooser
         ids: list[int] = []
         for option in spec.options:
             self._candidates(option, use, ids, True)
