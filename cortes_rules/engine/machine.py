@@ -1090,12 +1090,7 @@ class _RegionCompiler:
             self.w(f"if type({o}) is Piece:")
             self.w(f"    {old} = s.piece_attrs[{name!r}][{o}.index]")
             self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
-            column = self.fast.fresh("column")
-            self.w(f"        {column} = s._piece_column({name!r})")
-            self.w(f"        if s._undo is not None: s._undo.append(({column}, {o}.index, {old}))")
-            self.w(f"        {column}[{o}.index] = {v}")
-            self.w(f"        s._stamp(1 + {o}.index)")
-            self.w(f"        if s.native is not None: s._native_piece({name!r}, {o}.index, {v})")
+            self.w(f"        s._piece_changed({name!r}, {o}.index, {old}, {v})")
             self.w(f"else: {fallback}")
         elif name in ref.place_attributes:
             self.w(f"if type({o}) is Place: s._write_place({name!r}, {o}.index, {v})")
@@ -1960,13 +1955,26 @@ class GameState:
     def _write_piece(self, name: str, index: int, value: Any) -> None:
         old = self.piece_attrs[name][index]
         if not _same(old, value):
-            column = self._piece_column(name)
-            if self._undo is not None:
-                self._undo.append((column, index, old))
-            column[index] = value
-            self._stamp(1 + index)
-            if self.native is not None:
-                self._native_piece(name, index, value)
+            self._piece_changed(name, index, old, value)
+
+    def _piece_changed(self, name: str, index: int, old: Any, value: Any) -> None:
+        """Write a piece attribute whose value changes from ``old``: the cell, the piece's
+        stamp and the native column, each write logged while an action may fail (one
+        call for what the generated code of a ``set`` would otherwise do in three)."""
+        column = self.piece_attrs[name] if self._pieces_shared is False \
+            else self._piece_column(name)
+        if self._stamps_shared:
+            self._own_stamps()
+        stamps = self.stamps
+        at = 1 + index
+        undo = self._undo
+        if undo is not None:
+            undo.append((column, index, old))
+            undo.append((stamps, at, stamps[at]))
+        column[index] = value
+        stamps[at] = tick()
+        if self.native is not None:
+            self._native_piece(name, index, value)
 
     def _write_place(self, name: str, index: int, value: Any) -> None:
         old = self.place_attrs[name][index]
