@@ -2434,21 +2434,27 @@ class GameState:
     def _sealed_next(self, spec: ChoiceSpec, env: dict[str, Any]) -> Any:
         """The next player to decide in a sealed choice, or None once all have.
 
-        Who takes part is worked out again at each decision of the round (the
-        listing, ``apply`` and the run each ask), but nothing changes the state
-        while the round collects its decisions (their bodies run once all are
-        in), so the players found once a decision is collected are kept with the
-        tuple of decisions collected (``_choosers``), which is a new object at
-        each decision and is taken out of the frame before any body runs.
+        Who takes part is asked again and again during a round (by the
+        listing, by ``apply`` and by the run), while nothing changes the state:
+        the decisions' bodies run once all are in. So the players found are kept
+        (``_choosers``) with a token of the position they were found in:
+
+        - once a decision is collected, the tuple of decisions collected, a new
+          object at each decision, taken out of the frame before a body runs;
+        - before that, the history of actions, a new object at each action. The
+          run may go on past a sealed choice and change the state with the
+          history unchanged only when nobody is left to decide, so players are
+          kept by the history only when someone is.
         """
         chosen = env.get(spec.key)
+        token = chosen if chosen else self._history
         memo = self._choosers
-        if chosen and memo is not None and memo[0] is chosen and memo[1] is spec:
+        if token is not None and memo is not None and memo[0] is token and memo[1] is spec:
             players = memo[2]
         else:
             players = tuple(spec.player(self, env))
-            if chosen:
-                self._choosers = (chosen, spec, players)
+            if chosen or (token is not None and players):
+                self._choosers = (token, spec, players)
         if not chosen:
             return players[0] if players else None
         done = {c[0] for c in chosen}
