@@ -626,6 +626,7 @@ class Machine:
                 except BaseException:
                     proc.code = []
                     raise
+                _thread_jumps(proc.code)
                 proc.pending = None
         return proc
 
@@ -873,6 +874,24 @@ def _straight(st: ir.Stmt, in_loop: bool) -> bool:
 
 _REGION_LOCK = threading.Lock()
 _PROC_LOCK = threading.Lock()
+
+
+def _thread_jumps(code: list[tuple[Any, ...]]) -> None:
+    """Make each jump go straight to where the jumps it lands on would lead (the end of
+    an option's body jumps to the end of the choice, which jumps back to the top of
+    the loop around it): the same instructions run, less one dispatch per jump saved."""
+    def final(target: int) -> int:
+        seen = set()
+        while target < len(code) and code[target][0] == JUMP and target not in seen:
+            seen.add(target)
+            target = code[target][1]
+        return target
+
+    for at, ins in enumerate(code):
+        if ins[0] == JUMP:
+            code[at] = (JUMP, final(ins[1]))
+        elif ins[0] == JUMP_IF_NOT:
+            code[at] = (JUMP_IF_NOT, ins[1], final(ins[2]), *ins[3:])
 
 
 class _LazyRegion:
