@@ -2550,16 +2550,22 @@ class GameState:
                 return
             frame[1] = pc + 1
             if op == CALL:
-                target = self.machine.proc(ins[1], ins[3], proc.rule)
+                target = self.machine.procs.get(ins[1])
+                if target is None or target.pending is not None:
+                    target = self.machine.proc(ins[1], ins[3], proc.rule)
                 args = ins[2]
-                if len(args) != len(target.params):
-                    raise RulesRuntimeError(f"{target.name} takes {len(target.params)} "
+                params = target.params
+                if len(args) != len(params):
+                    raise RulesRuntimeError(f"{target.name} takes {len(params)} "
                                             f"argument(s), not {len(args)}", ins[3], proc.rule)
                 if len(stack) > 200:
                     raise RulesRuntimeError("procedures call each other too deeply", ins[3],
                                             proc.rule)
-                stack.append([target, 0, {p: a(self, env)
-                                           for p, a in zip(target.params, args, strict=True)}])
+                if len(args) == 1:
+                    stack.append([target, 0, {params[0]: args[0](self, env)}])
+                else:
+                    stack.append([target, 0, {p: a(self, env)
+                                              for p, a in zip(params, args, strict=True)}])
             elif op == FOR_INIT:
                 domain = ins[2](self, env)
                 if isinstance(domain, frozenset):
