@@ -85,3 +85,37 @@ def test_a_compilation_that_fails_leaves_the_procedure_as_it_was(monkeypatch):
     again = other.compiled(other.procs[proc.name])
     assert [ins[0] for ins in proc.code] == [ins[0] for ins in again.code]
     assert proc.pending is None
+
+
+@pytest.mark.rule("4.2")
+@pytest.mark.parametrize("name", ["cortes", "grands_strateges"])
+def test_no_jump_lands_on_a_jump(name):
+    """Compiled procedures jump straight to where a chain of jumps would lead
+    (``_thread_jumps``): no jump, taken or not taken, lands on another jump."""
+    machine = cortes_rules.load(name)._machine
+    threaded = 0
+    for proc in machine.compiled_procs().values():
+        code = proc.code
+        for ins in code:
+            if ins[0] in (machine_module.JUMP, machine_module.JUMP_IF_NOT):
+                target = ins[1] if ins[0] == machine_module.JUMP else ins[2]
+                assert target >= len(code) or code[target][0] != machine_module.JUMP, proc.name
+                threaded += 1
+    assert threaded > 50
+
+
+@pytest.mark.rule("4.2")
+@pytest.mark.parametrize("seed", range(2))
+def test_threaded_jumps_play_the_same_games(seed, monkeypatch):
+    """The procedures with their chains of jumps left as compiled play the same games."""
+    plain = cortes_rules.load("cortes", options="veteran")
+    games = [plain.new_game(seed=seed, setup="historical")]
+    monkeypatch.setattr(machine_module, "_thread_jumps", lambda code: None)
+    unthreaded = cortes_rules.load("cortes", options="veteran")
+    games.append(unthreaded.new_game(seed=seed, setup="historical"))
+    assert _play(games[0], seed, 300) == _play(games[1], seed, 300)
+    assert games[0].to_notation() == games[1].to_notation()
+    chained = sum(1 for proc in unthreaded._machine.procs.values() if proc.pending is None
+                  for ins in proc.code if ins[0] == machine_module.JUMP
+                  and ins[1] < len(proc.code) and proc.code[ins[1]][0] == machine_module.JUMP)
+    assert chained > 0     # the chains were there to thread
