@@ -22,7 +22,7 @@ import threading
 import re
 from array import array
 from itertools import compress, repeat
-from operator import is_not, itemgetter
+from operator import attrgetter, is_not, itemgetter
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -2883,8 +2883,9 @@ def _zero(type_ref: ir.TypeRef) -> Any:
     return {"int": 0, "bool": False, "list": (), "set": frozenset()}.get(type_ref.name)
 
 
-def _piece_index(piece: Piece) -> int:
-    return piece.index
+# A piece's index, as a sort key read in C (the occupants of a place are kept in
+# index order).
+_piece_index = attrgetter("index")
 
 
 def _log_between(start: tuple[Any, ...] | None, end: tuple[Any, ...] | None
