@@ -890,7 +890,8 @@ def _thread_jumps(code: list[tuple[Any, ...]]) -> None:
     for at, ins in enumerate(code):
         if ins[0] == JUMP:
             code[at] = (JUMP, final(ins[1]))
-        elif ins[0] == JUMP_IF_NOT:
+        elif ins[0] == JUMP_IF_NOT and final(ins[2]) > at:
+            # (A test jumps only forward: the run spends its budget on the jumps back.)
             code[at] = (JUMP_IF_NOT, ins[1], final(ins[2]), *ins[3:])
 
 
@@ -2491,16 +2492,20 @@ class GameState:
             # The instructions that neither pause nor change frames run in this
             # inner loop, the frame's position kept in ``pc`` (none of them can
             # end the game, and none of the functions they call reads it).
+            # The step budget is spent by the jumps back (every loop takes one per
+            # round: a run that never pauses goes round a loop, or calls deeper than
+            # the stack allows) and by what the regions run.
             while pc < end:
                 ins = code[pc]
                 op = ins[0]
-                budget -= 1
-                if budget <= 0:
-                    raise RulesRuntimeError(f"procedure {proc.name} runs on without "
-                                            "reaching a decision", proc.span, proc.rule)
                 if op == JUMP_IF_NOT:
                     pc = pc + 1 if ins[1](self, env) else ins[2]
                 elif op == JUMP:
+                    if ins[1] <= pc:
+                        budget -= 1
+                        if budget <= 0:
+                            raise RulesRuntimeError(f"procedure {proc.name} runs on without "
+                                                    "reaching a decision", proc.span, proc.rule)
                     pc = ins[1]
                 elif op == REGION:
                     taken = ins[1](self, env)
@@ -2508,7 +2513,7 @@ class GameState:
                         pc += 1
                         continue
                     pc = ins[2]
-                    budget -= taken - 1
+                    budget -= taken
                     if budget <= 0:
                         raise RulesRuntimeError(f"procedure {proc.name} runs on without "
                                                 "reaching a decision", proc.span, proc.rule)
