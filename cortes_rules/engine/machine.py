@@ -54,6 +54,7 @@ EVERYONE = object()   # a log line without ``to``
 # Every write to the state is stamped with a number drawn from this one counter,
 # so that a stamp names one write wherever the state was copied since.
 tick = itertools.count(1).__next__
+_chain = itertools.chain.from_iterable
 _SCALARS = frozenset({int, bool, str, type(None), Fraction})
 
 
@@ -1384,6 +1385,9 @@ class GameState:
         self._history: tuple[Any, ...] | None = None
         self._legal: list[list[int]] | None = None   # legal ids by option, this position
         self._choosers: tuple[Any, Any, Any] | None = None   # see _sealed_next
+        # Whether the legal actions of the position an action started from were
+        # listed: the decision it reaches is then listed in full (see _check_live).
+        self._lists = False
         for piece_id, place_id in (positions or {}).items():
             piece = world.piece.get(piece_id)
             if piece is None:
@@ -2020,21 +2024,28 @@ class GameState:
         if op == DRAW:
             kind = space.kinds["draw"]
             return sorted(kind.encode((p,)) for p in self._draw_pool(ins, frame))
-        spec: ChoiceSpec = ins[1]
-        env = frame[2]
-        if op == SEALED:
-            env = dict(env)
-            env[spec.name] = self._sealed_next(spec, frame[2])
-        ids: list[int] = []
+        segments = self._legal
+        if segments is None:
+            spec: ChoiceSpec = ins[1]
+            env = frame[2]
+            if op == SEALED:
+                env = dict(env)
+                env[spec.name] = self._sealed_next(spec, frame[2])
+            segments = self._listing(spec, env)
+        ids = list(_chain(segments)) if len(segments) > 1 else segments[0][:]
+        ids.sort()
+        return ids
+
+    def _listing(self, spec: ChoiceSpec, env: dict[str, Any]) -> list[list[int]]:
+        """The candidates of each option of a decision, kept for this position (``_legal``:
+        ``apply()`` finds an action among them, and a second listing reads them)."""
         segments: list[list[int]] = []
         for option in spec.options:
             found: list[int] = []
             self._candidates(option, env, found)
             segments.append(found)
-            ids += found
         self._legal = segments
-        ids.sort()
-        return ids
+        return segments
 
     def legal_actions(self) -> list[Action]:
         """The legal actions of the player to act, sorted by id (see ``legal_action_ids()``)."""
@@ -2349,6 +2360,9 @@ class GameState:
         if owned != _SHARING_ALL:
             mine.update(zip(_SHARING, owned, strict=True))
             self._undo = undo = []
+        # The legal actions of the position left were listed: the next decision's
+        # will most likely be asked for too, so _check_live lists them all at once.
+        self._lists = self._legal is not None
         self._legal = None
         log_before = self._log
         # The frames are shared with every clone (the snapshot too): run on copies.
@@ -2659,6 +2673,17 @@ class GameState:
         if spec.key:
             use = dict(env)
             use[spec.name] = chooser
+        if self._lists:
+            # The position the action started from had its legal actions listed,
+            # so this one's will most likely be asked for too: list them all now,
+            # once, rather than stop at the first and list them all again when asked.
+            # (A listing that fails is left for when it is asked for: the test below
+            # stops where it always did.)
+            try:
+                if any(self._listing(spec, use)):
+                    return
+            except CortesRulesError:
+                pass
         ids: list[int] = []
         for option in spec.options:
             self._candidates(option, use, ids, True)
