@@ -8,12 +8,17 @@ generated function is named by the rules text it runs (file and line), so
 the output reads as "this clause costs so much per step".
 
     python benchmarks/opcodes.py [--odds] [--steps N] [--seeds K] [--top N]
+                                 [--warmup N] [--warmup-games K]
                                  [--rulebook cortes|grands_strateges]
 
 - steps (default): ``--seeds`` seeded random games of the Cortés historical
   set-up (veteran preset), or Grands Stratèges scenario III, ``--steps`` steps
-  each, exactly as ``run.py`` plays them, after as many steps of warm-up;
-  printed per step;
+  each, exactly as ``run.py`` plays them, after as many steps of warm-up
+  (``--warmup N --warmup-games K``: K games of N steps, on other seeds);
+  printed per step. A short warm-up leaves in the counts what a process
+  works out once (code generated when first run, movement costs folded
+  when first asked): ``--warmup 2000 --warmup-games 6`` leaves most of it
+  out, as a long run of a benchmark does;
 - ``--odds``: one exact attack distribution (``run.py``'s ``odds_ms``).
 
 A bytecode that calls into C counts once, however much the call does, so
@@ -86,6 +91,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--odds", action="store_true", help="one exact attack distribution")
     parser.add_argument("--steps", type=int, default=1000, help="steps per game")
     parser.add_argument("--seeds", type=int, default=2, help="games (seeds 0..K-1)")
+    parser.add_argument("--warmup", type=int, default=None, metavar="N",
+                        help="steps of each warm-up game (default: --steps); many leave "
+                             "out what is worked out once per process")
+    parser.add_argument("--warmup-games", type=int, default=None, metavar="K",
+                        help="warm-up games (default: --seeds)")
     parser.add_argument("--top", type=int, default=25, help="functions to print")
     args = parser.parse_args(argv)
     if args.rulebook == "cortes":
@@ -102,8 +112,10 @@ def main(argv: list[str] | None = None) -> None:
         units, what = 1, "attack distribution"
         counts = count(lambda: R.odds_ms(battle, book))
     else:
-        for seed in range(args.seeds):
-            R.Player(book, new_game, 100 + seed).steps(args.steps)
+        warm_games = args.seeds if args.warmup_games is None else args.warmup_games
+        for seed in range(warm_games):
+            R.Player(book, new_game, 100 + seed).steps(
+                args.steps if args.warmup is None else args.warmup)
         units, what = args.steps * args.seeds, "step"
         counts = count(lambda: [R.Player(book, new_game, seed).steps(args.steps)
                                 for seed in range(args.seeds)])
