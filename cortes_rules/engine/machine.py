@@ -2032,7 +2032,7 @@ class GameState:
                 env = dict(env)
                 env[spec.name] = self._sealed_next(spec, frame[2])
             segments = self._listing(spec, env)
-        ids = list(_chain(segments)) if len(segments) > 1 else segments[0][:]
+        ids = segments[0][:] if len(segments) == 1 else list(_chain(segments))
         ids.sort()
         return ids
 
