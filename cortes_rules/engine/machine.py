@@ -891,9 +891,10 @@ def _thread_jumps(code: list[tuple[Any, ...]]) -> None:
     for at, ins in enumerate(code):
         if ins[0] == JUMP:
             code[at] = (JUMP, final(ins[1]))
-        elif ins[0] == JUMP_IF_NOT and final(ins[2]) > at:
-            # (A test jumps only forward: the run spends its budget on the jumps back.)
-            code[at] = (JUMP_IF_NOT, ins[1], final(ins[2]), *ins[3:])
+        elif ins[0] == JUMP_IF_NOT:
+            target = final(ins[2])
+            if target > at:   # a test jumps only forward: the budget is spent on jumps back
+                code[at] = (JUMP_IF_NOT, ins[1], target, *ins[3:])
 
 
 class _LazyRegion:
@@ -1985,18 +1986,11 @@ class GameState:
         """Write a piece attribute whose value changes from ``old``: the cell, the piece's
         stamp and the native column, each write logged while an action may fail (one
         call for what the generated code of a ``set`` would otherwise do in three)."""
-        column = self.piece_attrs[name] if self._pieces_shared is False \
-            else self._piece_column(name)
-        if self._stamps_shared:
-            self._own_stamps()
-        stamps = self.stamps
-        at = 1 + index
-        undo = self._undo
-        if undo is not None:
-            undo.append((column, index, old))
-            undo.append((stamps, at, stamps[at]))
+        column = self._piece_column(name)
+        if self._undo is not None:
+            self._undo.append((column, index, old))
         column[index] = value
-        stamps[at] = tick()
+        self._stamp(1 + index)
         if self.native is not None:
             self._native_piece(name, index, value)
 
@@ -2032,7 +2026,7 @@ class GameState:
                 env = dict(env)
                 env[spec.name] = self._sealed_next(spec, frame[2])
             segments = self._listing(spec, env)
-        ids = segments[0][:] if len(segments) == 1 else list(_chain(segments))
+        ids = list(_chain(segments))
         ids.sort()
         return ids
 

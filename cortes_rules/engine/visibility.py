@@ -57,22 +57,22 @@ class HideClauses:
 
     def applying(self, piece: Piece, viewer: Player) -> tuple[Fn, ...]:
         """The clauses to evaluate for ``piece`` and ``viewer``."""
-        table = self._applying
-        if table is None:
-            table = self._applying = self._work_out()
-        return table[piece.index * self._viewers + viewer.index]
+        return self._table()[piece.index * self._viewers + viewer.index]
 
     def by_viewer(self) -> tuple[tuple[tuple[Fn, ...], ...], ...]:
         """``applying`` as one row per viewer, indexed by piece (for a log line's audience,
         which asks every piece it names of every viewer)."""
         rows = self._rows
         if rows is None:
-            table = self._applying
-            if table is None:
-                table = self._applying = self._work_out()
-            n = self._viewers
+            table, n = self._table(), self._viewers
             rows = self._rows = tuple(tuple(table[v::n]) for v in range(n))
         return rows
+
+    def _table(self) -> list[tuple[Fn, ...]]:
+        """The clauses applying to each (piece, viewer), worked out when first asked."""
+        if self._applying is None:
+            self._applying = self._work_out()
+        return self._applying
 
     def _work_out(self) -> list[tuple[Fn, ...]]:
         from .machine import GameState   # the state module imports this one
