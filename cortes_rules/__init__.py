@@ -20,7 +20,8 @@ The public surface::
 from .api import Outcome, Rulebook, backend, load
 from .engine.actions import Action
 from .engine.compile import RulesRuntimeError
-from .engine.machine import CHANCE, GameState, LogEntry
+from .engine.log import LogEntry
+from .engine.machine import CHANCE, GameState
 from .explain import Explanation
 from .errors import (
                      BackendError,

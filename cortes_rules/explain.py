@@ -38,7 +38,8 @@ from .engine.actions import Action
 from .errors import CortesRulesError, IllegalActionError
 
 if TYPE_CHECKING:
-    from .engine.machine import GameState, LogEntry
+    from .engine.log import LogEntry
+    from .engine.machine import GameState
 
 SCHEMA = "cortes_rules.explain/1"
 """The name and version of the JSON form of an explanation."""
@@ -344,7 +345,7 @@ def _check_view(state: GameState, player: str) -> None:
     world = state.machine.world
     viewer = world.player.get(player)
     if viewer is None:
-        from .engine.machine import _nearest
+        from .engine.action_space import _nearest
 
         raise CortesRulesError(f"no player {player!r}{_nearest(player, world.player)}")
     if any(state.hidden_from(piece, viewer) for piece in world.pieces):
@@ -464,7 +465,7 @@ def _summarise(before: GameState, asked: Any, leaves: list[Leaf], player: str | 
                ) -> tuple[tuple[Possibility, ...], dict[str, dict[str, Fraction]]]:
     """Group the ends by position; what changed is measured from the position asked
     about (``before``), the trails from the end of the question's actions (``asked``)."""
-    from .engine.machine import _log_between
+    from .engine.log import _log_between
 
     # Leaves that end in one position are one outcome; their distinct trails its paths.
     groups: dict[Any, list[Any]] = {}
@@ -592,7 +593,7 @@ def reach(state: GameState, piece: str, destination: str, *, kind: str | None = 
     """
     import heapq
 
-    from .engine.machine import _nearest
+    from .engine.action_space import _nearest
 
     world = state.machine.world
     if piece not in world.piece:

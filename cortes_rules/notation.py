@@ -78,16 +78,8 @@ from typing import Any
 from .core.world import Dice, Piece, Place, Player, Row, Table
 from .dsl import ir
 from .engine.compile import NamedText
-from .engine.machine import (
-    _PAUSES,
-    PHASE,
-    GameState,
-    Machine,
-    OptionSpec,
-    Outcome,
-    Proc,
-    tick,
-)
+from .engine.machine import GameState, Machine, Outcome, tick
+from .engine.procedures import _PAUSES, PHASE, OptionSpec, Proc
 from .errors import CortesRulesError, NotationError
 from .rule_numbers import rule_key
 

@@ -15,15 +15,12 @@ every refusal names the rule of the clause that forbids it.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
-import threading
-import re
 from array import array
 from itertools import compress, repeat
 from operator import attrgetter, is_not, itemgetter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -34,23 +31,57 @@ from ..errors import CortesRulesError, IllegalActionError, NotationError, StartE
 from ..rule_numbers import rule_key
 from .backend import Backend, select
 from .bytecode import column_cell, variables_of
-from .actions import Action, unchecked_action
-from .codegen import FastCompiler, Unsupported
+from .actions import Action
+from .codegen import FastCompiler
 from .compile import (
     Compiler,
     Fn,
-    NamedText,
     RulesRuntimeError,
     _order_key,
     dice_outcomes,
     format_value,
 )
 from .visibility import HideClauses
+from .action_space import ActionSpace, Kind, _nearest
+from .log import EVERYONE, LogEntry, _log_between, _pieces_named, _unchain
+from .procedures import (
+    _AT_PLACE,
+    _PROC_LOCK,
+    CALL,
+    CALL_PHASE,
+    CHOOSE,
+    DISPATCH,
+    DRAW,
+    FAIL,
+    FINISH,
+    FOR_INIT,
+    FOR_NEXT,
+    JUMP,
+    JUMP_IF_NOT,
+    LET,
+    LOG,
+    PHASE,
+    PUT,
+    REGION,
+    RETURN,
+    REVEAL,
+    ROLL,
+    SEALED,
+    SET_ATTR,
+    SET_VAR,
+    TURN_END,
+    ChoiceSpec,
+    OptionSpec,
+    Proc,
+    _PAUSES,
+    _own_writes,
+    _ProcCompiler,
+    _template_fields,
+    _thread_jumps,
+)
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
-INT_RANGE = 1024
-EVERYONE = object()   # a log line without ``to``
 # Every write to the state is stamped with a number drawn from this one counter,
 # so that a stamp names one write wherever the state was copied since.
 tick = itertools.count(1).__next__
@@ -64,123 +95,6 @@ def _same(old: Any, value: Any) -> bool:
                             and bool(old == value))
 
 
-# Opcodes.
-(LET, SET_VAR, SET_ATTR, PUT, JUMP, JUMP_IF_NOT, FOR_INIT, FOR_NEXT, CALL, RETURN, CHOOSE,
- SEALED, DISPATCH, ROLL, DRAW, LOG, FINISH, FAIL, REVEAL, NOP, PHASE, TURN_END,
- CALL_PHASE, REGION) = range(24)
-# REGION runs a stretch of statements that never pauses, compiled to one Python
-# function (see _RegionCompiler); it returns how many instructions the
-# statements would have taken, for the step budget.
-_PAUSES = (CHOOSE, SEALED, ROLL, DRAW)
-
-
-class LogEntry:
-    """One line of a game's log, with the rules it cites and who may read it.
-
-    The interpreter keeps the values a line shows and the rules it cites as
-    they were, and writes the text (and sorts the rules) only when read.
-    """
-
-    __slots__ = ("turn", "phase", "_text", "_rules", "audience", "_parts", "_values", "_cited",
-                 "_line")
-
-    def __init__(self, turn: int, phase: str, text: str, rules: tuple[str, ...],
-                 audience: frozenset[str] | None) -> None:
-        self.turn, self.phase, self._text, self._rules = turn, phase, text, rules
-        self.audience = audience
-        self._parts: tuple[Any, ...] = ()
-        self._values: tuple[Any, ...] = ()
-        self._cited: Any = None
-        self._line: str | None = None
-
-    @classmethod
-    def later(cls, turn: int, phase: str, parts: tuple[Any, ...], values: tuple[Any, ...],
-              cited: Any, audience: frozenset[str] | None) -> LogEntry:
-        """A line whose text is written from a template and values when first read."""
-        entry = cls(turn, phase, "", (), audience)
-        entry._text, entry._rules = None, None   # type: ignore[assignment]
-        entry._parts, entry._values, entry._cited = parts, values, cited
-        return entry
-
-    @property
-    def text(self) -> str:
-        """The line's text, without the turn, phase and rules."""
-        if self._text is None:
-            self._text = _template(self._parts).format(*map(format_value, self._values))
-        return self._text
-
-    @property
-    def rules(self) -> tuple[str, ...]:
-        """The numbers of the rules the line cites, in rule order."""
-        if self._rules is None:
-            self._rules = _cited_rules(self._cited)
-        return self._rules
-
-    def visible_to(self, player: str | None) -> bool:
-        """Whether a player may read this line (None: only lines addressed to everybody)."""
-        return self.audience is None or (player is not None and player in self.audience)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The line as plain data (turn, phase, text, rules), ready for JSON."""
-        return {"turn": self.turn, "phase": self.phase, "text": self.text,
-                "rules": list(self.rules)}
-
-    def __str__(self) -> str:
-        line = self._line
-        if line is None:
-            cited = f" [{', '.join(self.rules)}]" if self.rules else ""
-            line = self._line = f"T{self.turn} {self.phase}: {self.text}{cited}"
-        return line
-
-    __repr__ = __str__
-
-
-_TEMPLATES: dict[tuple[Any, ...], str] = {}
-"""Each log template (its text and its fields in order) as a ``str.format`` pattern."""
-
-
-def _template(parts: tuple[Any, ...]) -> str:
-    """A log line's template as a format pattern: its texts, braces doubled, and ``{}``
-    where each field's value goes."""
-    try:
-        pattern = _TEMPLATES.get(parts)
-    except TypeError:   # a part that cannot be a key: worked out each time
-        return _pattern(parts)
-    if pattern is None:
-        pattern = _pattern(parts)
-        if len(_TEMPLATES) >= 4096:
-            _TEMPLATES.clear()
-        _TEMPLATES[parts] = pattern
-    return pattern
-
-
-def _pattern(parts: tuple[Any, ...]) -> str:
-    return "".join(p.replace("{", "{{").replace("}", "}}") if isinstance(p, str) else "{}"
-                   for p in parts)
-
-
-_CITED: dict[Any, tuple[str, ...]] = {}
-"""The sorted rule numbers of each collection of rule numbers a log line has cited."""
-
-
-def _cited_rules(cited: Any) -> tuple[str, ...]:
-    """The rule numbers a log line cites, without blanks or repeats, in rule order."""
-    if cited is None:
-        return ()
-    if type(cited) is str:
-        return (cited,) if cited else ()
-    plain = type(cited) in (tuple, frozenset) and all(type(r) is str for r in cited)
-    if plain:
-        known = _CITED.get(cited)
-        if known is not None:
-            return known
-    items = cited if isinstance(cited, (tuple, frozenset, list)) else (cited,)
-    found = tuple(sorted({str(r) for r in items if r}, key=rule_key))
-    if plain:
-        if len(_CITED) >= 4096:
-            _CITED.clear()
-        _CITED[cited] = found
-    return found
 
 
 class Outcome:
@@ -209,189 +123,6 @@ class Outcome:
 
 
 # ============================================================ compiled program
-
-
-class OptionSpec:
-    __slots__ = ("kind", "params", "bindings", "where", "body", "span", "enum", "clean",
-                 "binder", "cite", "decl")
-
-    def __init__(self, kind: str, params: tuple[tuple[str, Fn], ...],
-                 bindings: tuple[tuple[str, Fn], ...], where: Fn | None, span: Any) -> None:
-        self.kind, self.params, self.bindings, self.where = kind, params, bindings, where
-        self.body = 0
-        self.span = span
-        self.enum: Any = None
-        self.binder: Any = None
-        self.clean = False   # candidates read no parameter or binding before it is set
-        self.cite: Fn | None = None   # the rules a refusal by domain or 'where' cites
-        self.decl: ir.Option | None = None   # the option as the rulebook states it
-
-
-class ChoiceSpec:
-    __slots__ = ("player", "options", "end", "name", "key", "span")
-
-    def __init__(self, player: Fn, options: tuple[OptionSpec, ...], span: Any,
-                 name: str = "", key: str = "") -> None:
-        self.player, self.options, self.span, self.name, self.key = (
-            player, options, span, name, key)
-        self.end = 0
-
-
-class Proc:
-    """A compiled procedure: parameters and instructions.
-
-    ``pending`` holds the statements not yet compiled (``Machine.compiled``),
-    None once ``code`` holds their instructions."""
-
-    __slots__ = ("name", "params", "code", "rule", "span", "pending")
-
-    def __init__(self, name: str, params: tuple[str, ...], rule: str, span: Any) -> None:
-        self.name, self.params, self.rule, self.span = name, params, rule, span
-        self.code: list[tuple[Any, ...]] = []
-        self.pending: tuple[ir.Stmt, ...] | None = None
-
-    def __repr__(self) -> str:
-        return f"<procedure {self.name}>"
-
-
-class Kind:
-    """An action kind: its parameter types fix the text form and the id range."""
-
-    __slots__ = ("name", "params", "domains", "base", "size", "index")
-
-    def __init__(self, name: str, params: tuple[tuple[str, str], ...],
-                 domains: tuple[tuple[Any, ...], ...], base: int) -> None:
-        self.name, self.params, self.domains, self.base = name, params, domains, base
-        self.index = [{v: i for i, v in enumerate(d)} for d in domains]
-        size = 1
-        for d in domains:
-            size *= len(d)
-        self.size = size
-
-    def encode(self, values: Iterable[Any]) -> int:
-        number = 0
-        for index, value in zip(self.index, values, strict=False):
-            number = number * len(index) + index[value]
-        return self.base + number
-
-
-class ActionSpace:
-    """Every action of a rulebook: text forms and stable integer ids."""
-
-    def __init__(self, world: World, program: ir.Program) -> None:
-        self.world = world
-        domains = {"piece": world.pieces, "place": world.places, "hex": world.hexes,
-                   "player": world.players, "int": tuple(range(INT_RANGE))}
-        self.kinds: dict[str, Kind] = {}
-        base = 0
-        for decl in program.of(ir.ActionDecl):
-            params = tuple((p.name, p.type) for p in decl.params)
-            kind = Kind(decl.name, params, tuple(domains.get(t, ()) for _, t in params), base)
-            self.kinds[decl.name] = kind
-            base += kind.size
-        totals = sorted({t for d in world.dice.values() if d.faces is None
-                         for t in range(d.count, d.count * d.sides + 1)})
-        faces = sorted({f for d in world.dice.values() if d.faces for f in d.faces})
-        roll_values: tuple[Any, ...] = (*range(max(totals, default=0) + 1), *faces)
-        self.kinds["roll"] = Kind("roll", (("value", "roll"),), (roll_values,), base)
-        base += self.kinds["roll"].size
-        self.kinds["draw"] = Kind("draw", (("piece", "piece"),), (world.pieces,), base)
-        base += self.kinds["draw"].size
-        self.size = base
-        self._memo: dict[int, Action] = {}
-        self._numbers: dict[int, tuple[Action, int]] = {}   # id(action) -> (action, number)
-        self._decoded: dict[int, tuple[Kind, tuple[Any, ...]]] = {}
-        # The kinds that have actions, by the first id of each (ascending).
-        self._by_base = sorted((k for k in self.kinds.values() if k.size),
-                               key=lambda k: k.base)
-        self._bases = [k.base for k in self._by_base]
-
-    def action(self, number: int) -> Action:
-        """The action with an id (memoised: the same object every time)."""
-        found = self._memo.get(number)
-        if found is None:
-            kind, values = self.decode(number)
-            found = unchecked_action(kind.name, tuple(format_value(v) for v in values))
-            self._memo[number] = found
-            self._numbers[id(found)] = (found, number)
-        return found
-
-    def known(self, action: Any) -> int | None:
-        """The id of an action this space handed out (``action(n)``), else None."""
-        hit = self._numbers.get(id(action))
-        return hit[1] if hit is not None and hit[0] is action else None
-
-    def decode(self, number: int) -> tuple[Kind, tuple[Any, ...]]:
-        found = self._decoded.get(number)
-        if found is None:
-            found = self._decode(number)
-            self._decoded[number] = found
-        return found
-
-    def _decode(self, number: int) -> tuple[Kind, tuple[Any, ...]]:
-        if not 0 <= number < self.size:
-            raise NotationError(f"no action has id {number}")
-        kind = self._by_base[bisect.bisect_right(self._bases, number) - 1]
-        rest = number - kind.base
-        values: list[Any] = []
-        for domain in reversed(kind.domains):
-            rest, i = divmod(rest, len(domain))
-            values.append(domain[i])
-        return kind, tuple(reversed(values))
-
-    def parse(self, action: Action | str) -> tuple[Kind, tuple[Any, ...]]:
-        """An action's kind and argument values, from its text form."""
-        text = str(action)
-        words = text.split()
-        if not words:
-            raise NotationError("empty action text")
-        kind = self.kinds.get(words[0].lower())
-        if kind is None or (kind.size == 0 and kind.params):
-            known = ", ".join(k for k in self.kinds)
-            raise NotationError(f"unknown action {words[0]!r}; known: {known}")
-        args = words[1:]
-        if len(args) != len(kind.params):
-            raise NotationError(f"{kind.name!r} takes {len(kind.params)} argument(s), "
-                                f"not {len(args)}")
-        values = []
-        for at, (arg, (_, ptype), index) in enumerate(zip(args, kind.params, kind.index,
-                                                          strict=True)):
-            value = self._value(arg, ptype)
-            if value not in index:
-                raise NotationError(self._not_an_argument(kind, at, arg))
-            values.append(value)
-        return kind, tuple(values)
-
-    def _not_an_argument(self, kind: Kind, at: int, arg: str) -> str:
-        """Which argument of an action text names nothing it may, and the nearest names."""
-        name, ptype = kind.params[at]
-        text = f"{arg!r} is not a {ptype} for {kind.name!r} (argument {at + 1}, {name})"
-        world = self.world
-        other = next((what for what, table in (("piece", world.piece), ("place", world.place),
-                                               ("player", world.player)) if arg in table), None)
-        if other is not None and other != ptype:
-            return f"{text}: it is a {other}"
-        if ptype in ("int", "roll"):
-            return text
-        return text + _nearest(arg, (str(getattr(v, "id", v)) for v in kind.domains[at]))
-
-    def _value(self, arg: str, ptype: str) -> Any:
-        world = self.world
-        if ptype in ("int", "roll") and re.fullmatch(r"-?[0-9]+", arg):
-            if len(arg) > 6 or (arg.lstrip("-").startswith("0") and arg.lstrip("-") != "0"):
-                raise NotationError(f"{arg!r} is not a number in canonical form")
-            return int(arg)
-        if ptype == "piece":
-            return world.piece.get(arg)
-        if ptype in ("place", "hex"):
-            return world.place.get(arg)
-        if ptype == "player":
-            return world.player.get(arg)
-        return arg
-
-    def number(self, action: Action | str) -> int:
-        kind, values = self.parse(action)
-        return kind.encode(values)
 
 
 class Machine:
@@ -632,621 +363,6 @@ class Machine:
         return proc
 
 
-def _own_writes(name: str, body: Sequence[ir.Stmt]) -> set[str] | None:
-    """What a loop body writes when it writes only the loop variable ``name``'s
-    attributes (``"set"``) and place (``"put"``), through ``set``, ``put``, ``if``
-    and ``log``; None when it may write anything else (a variable, another piece,
-    a call's effects)."""
-    writes: set[str] = set()
-    for x in body:
-        if isinstance(x, ir.SetStmt) and isinstance(x.target, ir.Attr) \
-                and isinstance(x.target.obj, ir.Name) and x.target.obj.id == name:
-            writes.add("set")
-        elif isinstance(x, ir.Put) and isinstance(x.pieces, ir.Name) and x.pieces.id == name:
-            writes.add("put")
-        elif isinstance(x, ir.If):
-            inner = _own_writes(name, (*x.then, *x.otherwise))
-            if inner is None:
-                return None
-            writes |= inner
-        elif not isinstance(x, ir.Log):
-            return None
-    return writes
-
-
-class _ProcCompiler:
-    """Statements of one procedure into instructions, with jumps."""
-
-    def __init__(self, machine: Machine, proc: Proc) -> None:
-        self.m, self.proc = machine, proc
-        self.loops: list[tuple[int, list[int]]] = []   # (continue target, break jumps)
-        self.counter = 0
-
-    def emit(self, *ins: Any) -> int:
-        self.proc.code.append(ins)
-        return len(self.proc.code) - 1
-
-    def patch(self, at: int, *ins: Any) -> None:
-        self.proc.code[at] = ins
-
-    def here(self) -> int:
-        return len(self.proc.code)
-
-    def x(self, node: ir.Expr) -> Fn:
-        ref = self.m.compiler.expr(node, self.proc.rule)
-        return self.m.native_condition(node, self.m.fast.root(node, ref))
-
-    def body(self, statements: Iterable[ir.Stmt]) -> None:
-        self.block(statements)
-
-    def block(self, statements: Iterable[ir.Stmt]) -> None:
-        run: list[ir.Stmt] = []
-        for st in statements:
-            if self.m.regions and _straight(st, False):
-                run.append(st)
-                continue
-            self.flush(run)
-            run = []
-            self.stmt(st)
-        self.flush(run)
-
-    def flush(self, run: list[ir.Stmt]) -> None:
-        """Statements that never pause: one REGION when worth it, else instructions."""
-        if not run:
-            return
-        if len(run) == 1 and not isinstance(run[0], (ir.If, ir.ForEach)):
-            self.stmt(run[0])
-            return
-        at = self.emit(REGION, None, None)
-        first = self.counter
-        for st in run:   # the instructions, run when the region cannot be compiled
-            self.stmt(st)
-        lazy = _LazyRegion(self, at, run, first, self.counter)
-        self.patch(at, REGION, lazy.first_run, self.here())
-
-    def stmt(self, st: ir.Stmt) -> None:
-        if isinstance(st, ir.Let):
-            self.emit(LET, st.name, self.x(st.value))
-        elif isinstance(st, ir.SetStmt):
-            if isinstance(st.target, ir.Name):
-                self.emit(SET_VAR, st.target.id, self.x(st.value), st.span)
-            else:
-                assert isinstance(st.target, ir.Attr)
-                self.emit(SET_ATTR, self.x(st.target.obj), st.target.name, self.x(st.value),
-                          st.span)
-        elif isinstance(st, ir.Put):
-            self.emit(PUT, self.x(st.pieces), self.x(st.place), st.span)
-        elif isinstance(st, ir.CallEach):
-            args = tuple(self.x(a) for a in st.args)
-            for c in self.m.program.of(ir.Contribute):
-                if c.hook != st.hook or not isinstance(c.value, ir.Name):
-                    continue
-                skip = self.emit(NOP) if c.when is not None else None
-                self.emit(CALL, c.value.id, args, st.span)
-                if skip is not None and c.when is not None:
-                    self.patch(skip, JUMP_IF_NOT, self.x(c.when), self.here())
-        elif isinstance(st, ir.If):
-            jump = self.emit(NOP)
-            self.block(st.then)
-            if st.otherwise:
-                skip = self.emit(NOP)
-                self.patch(jump, JUMP_IF_NOT, self.x(st.test), self.here())
-                self.block(st.otherwise)
-                self.patch(skip, JUMP, self.here())
-            else:
-                self.patch(jump, JUMP_IF_NOT, self.x(st.test), self.here())
-        elif isinstance(st, ir.ForEach):
-            self.counter += 1
-            key = f"$for{self.counter}"
-            self.emit(FOR_INIT, key, self.x(st.domain))
-            top = self.emit(NOP)
-            breaks: list[int] = []
-            self.loops.append((top, breaks))
-            self.block(st.body)
-            self.emit(JUMP, top)
-            self.loops.pop()
-            where = self.x(st.where) if st.where is not None else None
-            self.patch(top, FOR_NEXT, key, st.name, where, self.here())
-            for b in breaks:
-                self.patch(b, JUMP, self.here())
-        elif isinstance(st, (ir.While, ir.Loop)):
-            top = self.here()
-            test = self.emit(NOP) if isinstance(st, ir.While) else None
-            breaks = []
-            self.loops.append((top, breaks))
-            self.block(st.body)
-            self.emit(JUMP, top)
-            self.loops.pop()
-            if test is not None:
-                assert isinstance(st, ir.While)
-                self.patch(test, JUMP_IF_NOT, self.x(st.test), self.here())
-            for b in breaks:
-                self.patch(b, JUMP, self.here())
-        elif isinstance(st, ir.Break):
-            if not self.loops:
-                raise RulesRuntimeError("'break' outside a loop", st.span, self.proc.rule)
-            self.loops[-1][1].append(self.emit(NOP))
-        elif isinstance(st, ir.Continue):
-            if not self.loops:
-                raise RulesRuntimeError("'continue' outside a loop", st.span, self.proc.rule)
-            self.emit(JUMP, self.loops[-1][0])
-        elif isinstance(st, ir.Return):
-            self.emit(RETURN)
-        elif isinstance(st, ir.CallStmt):
-            self.emit(CALL, st.name, tuple(self.x(a) for a in st.args), st.span)
-        elif isinstance(st, ir.Choose):
-            self.choice(st.options, ChoiceSpec(self.x(st.player), (), st.span), CHOOSE)
-        elif isinstance(st, ir.ChooseSealed):
-            self.counter += 1
-            spec = ChoiceSpec(self.x(st.players), (), st.span, st.name, f"$sealed{self.counter}")
-            self.choice(st.options, spec, SEALED)
-        elif isinstance(st, ir.Roll):
-            self.emit(ROLL, st.name, self.x(st.dice), st.span)
-        elif isinstance(st, ir.Draw):
-            self.emit(DRAW, st.name, self.x(st.source), st.span)
-        elif isinstance(st, ir.Shuffle):
-            self.emit(NOP)
-        elif isinstance(st, ir.Log):
-            self.emit(LOG, self.template(st.text, st.span),
-                      self.x(st.cite) if st.cite is not None else None,
-                      self.x(st.to) if st.to is not None else None)
-        elif isinstance(st, ir.Finish):
-            self.emit(FINISH, self.x(st.winner) if st.winner is not None else None,
-                      self.template(st.reason, st.span),
-                      tuple((k, self.x(v)) for k, v in st.report))
-        elif isinstance(st, ir.Reveal):
-            self.emit(REVEAL, self.x(st.pieces), self.x(st.to))
-        elif isinstance(st, ir.Fail):
-            self.emit(FAIL, st.message, st.span)
-        else:  # pragma: no cover - the parser builds no other statement
-            raise RulesRuntimeError(f"unknown statement {type(st).__name__}", None,
-                                    self.proc.rule)
-
-    def choice(self, options: Iterable[ir.Option], spec: ChoiceSpec, op: int) -> None:
-        at = self.emit(op, spec)
-        if op == SEALED:
-            self.emit(DISPATCH, spec)
-        compiled = []
-        ends: list[int] = []
-        for option in options:
-            o = OptionSpec(option.kind, tuple((p.name, self.x(p.domain)) for p in option.params),
-                           tuple((n, self.x(e)) for n, e in option.bindings),
-                           self.x(option.where) if option.where is not None else None,
-                           option.span)
-            if option.cite is not None:
-                o.cite = self.x(option.cite)
-            o.decl = option
-            kind = self.m.space.kinds.get(option.kind)
-            if kind is not None:
-                o.enum = self.m.fast.enumerator(option, kind)
-                if self.m.backend.name == "compiled":
-                    o.enum = self.m.native_enumerator(o, o.enum)
-                o.clean = self.m.fast.reads_in_order(option)
-                o.binder = self.m.fast.binder(option)
-            o.body = self.here()
-            self.block(option.body)
-            ends.append(self.emit(NOP))
-            compiled.append(o)
-        spec.options = tuple(compiled)
-        spec.end = self.here()
-        for e in ends:
-            self.patch(e, JUMP, at + 1 if op == SEALED else spec.end)
-
-    def template(self, text: str, span: Any) -> Any:
-        return tuple(p if isinstance(p, str) else self.x(p)
-                     for p in self.template_fields(text, span))
-
-    def template_fields(self, text: str, span: Any) -> tuple[str | ir.Expr, ...]:
-        """A log text's literal parts and the expressions of its ``{fields}``."""
-        return _template_fields(text, span)
-
-
-_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
-
-
-def _template_fields(text: str, span: Any) -> tuple[str | ir.Expr, ...]:
-    """A text's literal parts and the expressions of its ``{fields}``."""
-    parts: list[str | ir.Expr] = []
-    last = 0
-    for match in _FIELD.finditer(text):
-        parts.append(text[last:match.start()])
-        names = match[1].split(".")
-        node: ir.Expr = ir.Name(names[0], span)
-        for attr in names[1:]:
-            node = ir.Attr(node, attr, span)
-        parts.append(node)
-        last = match.end()
-    parts.append(text[last:])
-    return tuple(parts)
-
-
-def _straight(st: ir.Stmt, in_loop: bool) -> bool:
-    """Whether a statement runs to its end without pausing, calling or leaving its block."""
-    if isinstance(st, (ir.Let, ir.SetStmt, ir.Put, ir.Log, ir.Reveal, ir.Shuffle, ir.Fail)):
-        return True
-    if isinstance(st, (ir.Break, ir.Continue)):
-        return in_loop
-    if isinstance(st, ir.If):
-        return all(_straight(x, in_loop) for x in (*st.then, *st.otherwise))
-    if isinstance(st, ir.ForEach):
-        return all(_straight(x, True) for x in st.body)
-    return False
-
-
-_REGION_LOCK = threading.Lock()
-_PROC_LOCK = threading.Lock()
-
-
-def _thread_jumps(code: list[tuple[Any, ...]]) -> None:
-    """Make each jump go straight to where the jumps it lands on would lead (the end of
-    an option's body jumps to the end of the choice, which jumps back to the top of
-    the loop around it): the same instructions run, less one dispatch per jump saved."""
-    def final(target: int) -> int:
-        seen = set()
-        while target < len(code) and code[target][0] == JUMP and target not in seen:
-            seen.add(target)
-            target = code[target][1]
-        return target
-
-    for at, ins in enumerate(code):
-        if ins[0] == JUMP:
-            code[at] = (JUMP, final(ins[1]))
-        elif ins[0] == JUMP_IF_NOT:
-            target = final(ins[2])
-            if target > at:   # a test jumps only forward: the budget is spent on jumps back
-                code[at] = (JUMP_IF_NOT, ins[1], target, *ins[3:])
-
-
-class _LazyRegion:
-    """A region compiled when it first runs (most of a rulebook's never run in a game).
-
-    ``(REGION, f, end)`` is followed in the procedure by the same statements as
-    instructions, up to ``end``. When first run, ``first_run`` compiles the
-    region and puts it in its own place; a region Python cannot compile (its
-    limits on nesting) becomes a NOP, so its instructions run, now and after.
-    The region numbers its loops as the instructions do (``$for<n>``), so the
-    variables a procedure keeps do not depend on which regions ran first.
-    """
-
-    __slots__ = ("owner", "at", "run", "first", "last")
-
-    def __init__(self, owner: _ProcCompiler, at: int, run: list[ir.Stmt], first: int,
-                 last: int) -> None:
-        self.owner, self.at, self.run, self.first, self.last = owner, at, run, first, last
-
-    def first_run(self, s: Any, env: dict[str, Any]) -> int:
-        code = self.owner.proc.code
-        with _REGION_LOCK:
-            if code[self.at][1] == self.first_run:   # not compiled meanwhile by another thread
-                region = self.compile()
-                code[self.at] = (NOP,) if region is None else (REGION, region, code[self.at][2])
-        ins = code[self.at]
-        return -1 if ins[0] == NOP else int(ins[1](s, env))
-
-    def compile(self) -> Fn | None:
-        owner = self.owner
-        after = owner.counter
-        owner.counter = self.first
-        try:
-            region: Fn = _RegionCompiler(owner).compile(self.run)
-            return region if owner.counter == self.last else None
-        except Unsupported:   # beyond what Python compiles: the instructions run
-            return None
-        finally:
-            owner.counter = after
-
-
-class _RegionCompiler:
-    """Statements that never pause, compiled to one Python function ``f(s, env) -> n``.
-
-    Each statement does what its instructions do, in the same order. Its
-    expressions are compiled in line, each as one evaluation (it reads the
-    variables as they are when it runs, and if it raises, the procedure's own
-    compiled function for it runs instead, which reports errors as the
-    reference does); ``n`` counts the instructions the statements stand for, so
-    the step budget runs down as before. The variable of a ``for each`` that
-    its body never sets is read from a Python local, and so is a variable that
-    a ``let`` or ``set`` outside any block of the region gave its value (it is
-    still written to ``env`` too), until a block that may set it again. A
-    variable the region never sets is read from ``env`` once, where it starts.
-    """
-
-    def __init__(self, owner: _ProcCompiler) -> None:
-        self.owner = owner
-        self.fast = owner.m.fast
-        self.gen = self.fast.generator(indent=1)
-        self.locs: dict[str, str] = {}
-        self.locs_env: tuple[str, str] | None = None
-        self.pending = 0
-        self.nested = 0     # blocks (if, for each) the statement being compiled is in
-
-    def w(self, line: str) -> None:
-        self.gen.w(line)
-
-    def k(self, obj: Any) -> str:
-        return str(self.fast.const(obj))
-
-    def value(self, node: ir.Expr) -> str:
-        """Emit the evaluation of an expression; return a local or literal holding it."""
-        gen = self.gen
-        root = self.k(self.owner.x(node))
-        if isinstance(node, (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit)):
-            return repr(node.value) if not isinstance(node, ir.NoneLit) else "None"
-        if isinstance(node, ir.Name) and node.id in self.locs:
-            return self.locs[node.id]
-        t = self.fast.fresh("v")
-        self.w("try:")
-        gen.push()
-        self.w(f"{t} = {gen.expression(node, self.locs)}")
-        gen.pop()
-        self.w("except Exception:")
-        if self.locs_env is not None:   # a loop variable not yet written to env
-            self.w(f"    env[{self.locs_env[0]!r}] = {self.locs_env[1]}")
-        self.w(f"    {t} = {root}(s, env)")
-        return t
-
-    def count(self, n: int = 1) -> None:
-        """Count instructions; written out before anything that may branch (see flush)."""
-        self.pending += n
-
-    def flush(self) -> None:
-        if self.pending:
-            self.w(f"n += {self.pending}")
-            self.pending = 0
-
-    def compile(self, run: list[ir.Stmt]) -> Any:
-        self.w("n = 0")
-        preloads = self.gen.region_preloads(frozenset(_assigned(run)))
-        for st in run:
-            self.stmt(st)
-        preloads()
-        self.flush()
-        self.w("return n")
-        name = self.fast.fresh("region")
-        return self.fast.build(name, "s, env", self.gen.finish(), None,
-                               getattr(run[0], "span", None))
-
-    def stmt(self, st: ir.Stmt) -> None:
-        proc = self.k(self.owner.proc)
-        gen = self.gen
-        if isinstance(st, (ir.If, ir.ForEach)):
-            # What the block may set is no longer known here once it has run.
-            for name in _assigned([st]):
-                self.locs.pop(name, None)
-        if isinstance(st, ir.Let):
-            self.count()
-            v = self.value(st.value)
-            self.w(f"env[{st.name!r}] = {v}")
-            self.remember(st.name, v)
-        elif isinstance(st, ir.SetStmt) and isinstance(st.target, ir.Name):
-            name = st.target.id
-            self.count()
-            v = self.value(st.value)
-            self.w(f"if {name!r} in env: env[{name!r}] = {v}")
-            self.w(f"elif {name!r} in s.values: s._write_value({name!r}, {v})")
-            message = f"'set {name}': no such variable or value"
-            self.w(f"else: raise RulesRuntimeError({message!r}, {self.k(st.span)}, {proc}.rule)")
-            if name in self.locs:   # a variable of the region's: env has it
-                self.remember(name, v)
-        elif isinstance(st, ir.SetStmt):
-            assert isinstance(st.target, ir.Attr)
-            self.count()
-            self.set_attr(st.target.name, self.value(st.target.obj), self.value(st.value),
-                          f"{self.k(st.span)}, {proc}")
-        elif isinstance(st, ir.Put):
-            self.count()
-            what = self.value(st.pieces)
-            where = self.value(st.place)
-            self.w(f"s._put_op({what}, {where}, {self.k(st.span)}, {proc})")
-        elif isinstance(st, ir.Log):
-            o = self.owner
-            fields = o.template_fields(st.text, st.span)
-            parts = tuple(p if isinstance(p, str) else o.x(p) for p in fields)
-            self.count()
-            values = [self.value(p) for p in fields if not isinstance(p, str)]
-            cited = self.value(st.cite) if st.cite is not None else "None"
-            to = self.value(st.to) if st.to is not None else self.k(EVERYONE)
-            self.w(f"s._log_values({self.k(parts)}, ({''.join(v + ', ' for v in values)}), "
-                   f"{cited}, {to})")
-        elif isinstance(st, ir.Reveal):
-            self.count()
-            pieces = self.value(st.pieces)
-            to = self.value(st.to)
-            self.w(f"s._reveal({pieces}, {to})")
-        elif isinstance(st, ir.Shuffle):
-            self.count()
-        elif isinstance(st, ir.Fail):
-            self.count()
-            self.flush()
-            self.w(f"raise RulesRuntimeError({st.message!r}, {self.k(st.span)}, {proc}.rule)")
-        elif isinstance(st, (ir.Break, ir.Continue)):
-            self.count()
-            self.flush()
-            self.w("break" if isinstance(st, ir.Break) else "continue")
-        elif isinstance(st, ir.If):
-            self.count()
-            self.flush()
-            self.w(f"if {self.value(st.test)}:")
-            gen.push()
-            self.nested += 1
-            self.w("pass")
-            for x in st.then:
-                self.stmt(x)
-            if st.otherwise:
-                self.count()
-            self.flush()
-            gen.pop()
-            if st.otherwise:
-                self.w("else:")
-                gen.push()
-                self.w("pass")
-                for x in st.otherwise:
-                    self.stmt(x)
-                self.flush()
-                gen.pop()
-            self.nested -= 1
-        elif isinstance(st, ir.ForEach):
-            self.nested += 1
-            self.for_each(st)
-            self.nested -= 1
-        else:  # pragma: no cover - _straight admits no other statement
-            raise AssertionError(type(st).__name__)
-
-    def remember(self, name: str, v: str) -> None:
-        """Read ``name`` from ``v`` in the statements after this one, when this one is in
-        no block: ``v`` is then a literal or a local assigned once in the region."""
-        if self.nested:
-            self.locs.pop(name, None)
-        else:
-            self.locs[name] = v
-
-    def set_attr(self, name: str, o: str, v: str, where: str) -> None:
-        """``set o.name = v``: a declared attribute, stamped when its value changes."""
-        ref = self.fast.ref
-        if not v.isidentifier() or v in ("True", "False", "None"):
-            literal, v = v, self.fast.fresh("v")
-            self.w(f"{v} = {literal}")
-        fallback = f"s._set_attr({o}, {name!r}, {v}, {where})"
-        if name in ref.piece_attributes:
-            old = self.fast.fresh("old")
-            self.w(f"if type({o}) is Piece:")
-            self.w(f"    {old} = s.piece_attrs[{name!r}][{o}.index]")
-            self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
-            self.w(f"        s._piece_changed({name!r}, {o}.index, {old}, {v})")
-            self.w(f"else: {fallback}")
-        elif name in ref.place_attributes:
-            self.w(f"if type({o}) is Place: s._write_place({name!r}, {o}.index, {v})")
-            self.w(f"else: {fallback}")
-        else:
-            self.w(fallback)
-
-    def for_each(self, st: ir.ForEach) -> None:
-        gen = self.gen
-        self.owner.counter += 1
-        key = f"$for{self.owner.counter}"
-        items, i, found, item, size, start = (self.fast.fresh(p) for p in (
-            "items", "i", "found", "item", "size", "start"))
-        self.count()
-        d = self.value(st.domain)
-        self.w(f"{items} = tuple(sorted({d}, key=_order_key)) if isinstance({d}, frozenset) "
-               f"else tuple({d})")
-        self.w(f"{i} = 0")
-        self.w(f"{size} = len({items})")
-        sweep = self.sweep_of(st)
-        if sweep is not None:
-            # Every piece, each given the same values: columns scanned, only the
-            # cells that change written (the loop below, for any other domain).
-            self.flush()
-            self.w(f"if {d} is {self.k(self.fast.ref.world.pieces)}:")
-            self.w(f"    s._sweep_pieces({self.k(sweep)})")
-            self.w(f"    if {size}: env[{st.name!r}] = {items}[-1]")
-            self.w(f"    {i} = {size}")
-            self.w(f"    n += {len(st.body) + 2} * {size} + 1")
-            self.w("else:")
-            gen.push()
-        scan = self.owner.m.item_scan(st) if sweep is None else None
-        if scan is not None:
-            # The items the filter holds for, found at once (the loop still tests
-            # each); afterwards the loop's variable and position are as if it had
-            # gone through every item.
-            every, matched = self.fast.fresh("every"), self.fast.fresh("matched")
-            self.w(f"{every} = {items}")
-            self.w(f"{matched} = {self.k(scan)}(s, env, {items})")
-            self.w(f"if {matched} is not None:")
-            self.w(f"    {items} = {matched}")
-            self.w(f"    {size} = len({items})")
-        saved = self.locs
-        local = st.name not in _assigned(st.body)
-        if local:
-            self.locs = {**saved, st.name: item}
-        else:
-            self.locs = {k: v for k, v in saved.items() if k != st.name}
-        self.flush()
-        # The loop variable is written to env before the body and whenever the
-        # reference might read it; the loop's position only once the loop is
-        # over (nothing that runs meanwhile can see either otherwise).
-        self.w("while True:")
-        gen.push()
-        self.count()
-        self.flush()
-        self.w(f"{found} = False")
-        self.w(f"{start} = {i}")
-        self.w(f"while {i} < {size}:")
-        gen.push()
-        self.w(f"{item} = {items}[{i}]")
-        if not local:
-            self.w(f"env[{st.name!r}] = {item}")
-        self.w(f"{i} += 1")
-        if st.where is not None:
-            self.locs_env = (st.name, item) if local else None
-            self.w(f"if {self.value(st.where)}: {found} = True; break")
-            self.locs_env = None
-        else:
-            self.w(f"{found} = True; break")
-        gen.pop()
-        self.w(f"if not {found}:")
-        self.w(f"    if {i} > {start}: env[{st.name!r}] = {items}[{i} - 1]")
-        self.w("    break")
-        self.w(f"env[{st.name!r}] = {item}")
-        for x in st.body:
-            self.stmt(x)
-        self.count()
-        self.flush()
-        gen.pop()
-        if sweep is not None:
-            self.count()
-            self.flush()
-            gen.pop()
-        if scan is not None:
-            self.w(f"if {matched} is not None:")
-            self.w(f"    if {every}: env[{st.name!r}] = {every}[-1]")
-            self.w(f"    {items} = {every}")
-            self.w(f"    {i} = len({every})")
-        self.w(f"env[{key!r}] = ({items}, {i})")
-        self.locs = saved
-
-    def sweep_of(self, st: ir.ForEach) -> tuple[tuple[str, Any], ...] | None:
-        """``for each u in D { set u.a = c ... }`` with no filter, each value a literal or
-        ``u.place``: the (attribute, value) pairs ``GameState._sweep_pieces`` writes to
-        every piece (``_AT_PLACE`` for ``u.place``), else None."""
-        if st.where is not None or not st.body:
-            return None
-        found: list[tuple[str, Any]] = []
-        attributes = self.fast.ref.piece_attributes
-        for x in st.body:
-            if not isinstance(x, ir.SetStmt) or not isinstance(x.target, ir.Attr) \
-                    or not isinstance(x.target.obj, ir.Name) or x.target.obj.id != st.name \
-                    or x.target.name not in attributes:
-                return None
-            value = x.value
-            if isinstance(value, (ir.IntLit, ir.BoolLit, ir.StrLit)):
-                found.append((x.target.name, value.value))
-            elif isinstance(value, ir.NoneLit):
-                found.append((x.target.name, None))
-            elif isinstance(value, ir.Attr) and value.name == "place" \
-                    and isinstance(value.obj, ir.Name) and value.obj.id == st.name:
-                found.append((x.target.name, _AT_PLACE))
-            else:
-                return None
-        return tuple(found)
-
-
-def _assigned(statements: Iterable[ir.Stmt]) -> set[str]:
-    """The variables some statement of a block (or of a block in it) may set."""
-    found: set[str] = set()
-    for st in statements:
-        if isinstance(st, ir.Let):
-            found.add(st.name)
-        elif isinstance(st, ir.SetStmt) and isinstance(st.target, ir.Name):
-            found.add(st.target.id)
-        elif isinstance(st, ir.If):
-            found |= _assigned(st.then) | _assigned(st.otherwise)
-        elif isinstance(st, ir.ForEach):
-            found.add(st.name)
-            found |= _assigned(st.body)
-    return found
-
-
 # ============================================================ the state
 
 
@@ -1280,14 +396,6 @@ def _own_column(table: dict[str, list[Any]], owned: bool | set[str], name: str
     return table, owned, table[name]
 
 
-class _AtPlace:
-    """A value of ``_sweep_pieces``: each piece's own place."""
-
-    def __repr__(self) -> str:
-        return "<each piece's place>"
-
-
-_AT_PLACE = _AtPlace()
 
 # What clone() marks on both states: their flat arrays are shared until written.
 _ALL_SHARED = {"_places_shared": True, "_stamps_shared": True, "_pieces_shared": True,
@@ -2852,31 +1960,6 @@ class GameState:
         return render_svg(self)
 
 
-def _nearest(name: str, known: Iterable[str]) -> str:
-    """``; did you mean 'x'?`` for the known names closest to a wrong one, else nothing."""
-    from ..dsl.scope import hint
-
-    return hint(str(name), known)
-
-
-def _pieces_named(values: Any, out: list[Piece]) -> list[Piece]:
-    """``out`` with every piece a log line names added: its values, looking inside
-    tuples, lists and sets, and the pieces a text was joined from."""
-    for value in values:
-        kind = type(value)
-        if kind is Piece:
-            out.append(value)
-        elif kind is int or kind is str or value is None:
-            continue
-        elif isinstance(value, (tuple, list, frozenset, set)):
-            _pieces_named(value, out)
-        elif isinstance(value, NamedText):
-            out.extend(value.pieces)
-        elif isinstance(value, Piece):
-            out.append(value)
-    return out
-
-
 def _explain(machine: Machine, clause: ir.Forbid) -> str:
     rule = machine.program.rules.get(clause.rule)
     title = f"{rule.title}: " if rule is not None else ""
@@ -2910,26 +1993,4 @@ def _zero(type_ref: ir.TypeRef) -> Any:
 # A piece's index, as a sort key read in C (the occupants of a place are kept in
 # index order).
 _piece_index = attrgetter("index")
-
-
-def _log_between(start: tuple[Any, ...] | None, end: tuple[Any, ...] | None
-                 ) -> list[LogEntry]:
-    """The entries of a log chain after node ``start`` up to node ``end``, oldest first."""
-    out = []
-    chain = end
-    while chain is not None and chain is not start:
-        out.append(chain[0])
-        chain = chain[1]
-    out.reverse()
-    return out
-
-
-def _unchain(chain: tuple[Any, ...] | None) -> list[Any]:
-    out = []
-    while chain is not None:
-        out.append(chain[0])
-        chain = chain[1]
-    out.reverse()
-    return out
-
 

@@ -17,7 +17,7 @@ from typing import Any
 import cortes_rules
 from cortes_rules import GameState
 from cortes_rules.core.world import Dice, Piece, Place, Player, Table
-from cortes_rules.engine.machine import OptionSpec
+from cortes_rules.engine.procedures import OptionSpec
 
 #: The shipped games a differential run covers: (rulebook, load arguments, new_game arguments).
 Game = tuple[str, Mapping[str, Any], Mapping[str, Any]]

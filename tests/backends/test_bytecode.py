@@ -30,7 +30,7 @@ from cortes_rules.engine import tables as tables_stage
 from cortes_rules.engine.board import NONE
 from cortes_rules.engine.board import Board as ReferenceBoard
 from cortes_rules.engine.fold import EdgeBindings
-from cortes_rules.engine.machine import CHOOSE, SEALED
+from cortes_rules.engine.procedures import CHOOSE, SEALED
 from differential import random_positions
 
 try:

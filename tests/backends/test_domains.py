@@ -20,7 +20,7 @@ from cortes_rules.dsl import ir
 from cortes_rules.dsl.diagnostics import Span
 from cortes_rules.engine import bytecode as bc
 from cortes_rules.engine import domains
-from cortes_rules.engine.machine import CHOOSE
+from cortes_rules.engine.procedures import CHOOSE
 from differential import random_positions
 
 pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")

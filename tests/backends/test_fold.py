@@ -22,7 +22,8 @@ import cortes_rules
 from cortes_rules.engine import tables as tables_stage
 from cortes_rules.engine.bytecode import INEXACT, number_cell
 from cortes_rules.engine.fold import EdgeBindings, fold
-from cortes_rules.engine.machine import CHOOSE, SEALED, GameState
+from cortes_rules.engine.machine import GameState
+from cortes_rules.engine.procedures import CHOOSE, SEALED
 from differential import random_positions
 
 CORE_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "core"

@@ -28,7 +28,7 @@ from cortes_rules.engine import bytecode as bc
 from cortes_rules.engine import fold
 from cortes_rules.engine.board import NONE
 from cortes_rules.engine.domains import free_names
-from cortes_rules.engine.machine import CHOOSE, SEALED
+from cortes_rules.engine.procedures import CHOOSE, SEALED
 from cortes_rules.engine.native import NativeItems, NativePairs, native_condition, quantifies
 from differential import random_positions
 

@@ -17,7 +17,8 @@ import cortes_rules
 from cortes_rules.engine import tables as tables_stage
 from cortes_rules.engine.bytecode import INEXACT, number_cell
 from cortes_rules.engine.fold import EdgeBindings
-from cortes_rules.engine.machine import CHOOSE, GameState
+from cortes_rules.engine.machine import GameState
+from cortes_rules.engine.procedures import CHOOSE
 from cortes_rules.engine.piece_reads import PieceReads
 
 CORE_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "core"

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 import cortes_rules
 from cortes_rules.dsl import ir
 from cortes_rules.dsl.parse import parse_expression
-from cortes_rules.engine import machine as machine_module
-from cortes_rules.engine.machine import _cited_rules, _template
+from cortes_rules.engine import procedures
+from cortes_rules.engine.log import _cited_rules, _template
 from cortes_rules.rule_numbers import rule_key
 from minimal_book import minimal_with
 
@@ -267,12 +267,12 @@ def test_a_region_reads_back_its_variables_as_the_instructions_do(tmp_path, monk
     logs = []
     for regions in (True, False):
         if not regions:     # every region is left to its instructions
-            monkeypatch.setattr(machine_module._LazyRegion, "compile", lambda self: None)
+            monkeypatch.setattr(procedures._LazyRegion, "compile", lambda self: None)
         book = minimal_with(tmp_path, FORWARDED)
         game = book.new_game(seed=0, setup="standard")
         logs.append([line.text for line in game.log])
         compiled = [f for proc in book._machine.compiled_procs().values() for f in proc.code
-                    if f[0] == machine_module.REGION and callable(f[1])
+                    if f[0] == procedures.REGION and callable(f[1])
                     and getattr(f[1], "__name__", "").startswith("region")]
         assert bool(compiled) is regions
     assert logs[0] == logs[1]

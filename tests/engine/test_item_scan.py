@@ -23,8 +23,9 @@ import cortes_rules
 from cortes_rules.dsl import ir
 from cortes_rules.engine import bytecode as bc
 from cortes_rules.engine import machine as machine_module
+from cortes_rules.engine import procedures
 from cortes_rules.engine import native
-from cortes_rules.engine.machine import REGION
+from cortes_rules.engine.procedures import REGION
 
 from test_lazy_procedures import _play
 
@@ -129,10 +130,10 @@ def test_7_19_loops_that_move_their_own_item_are_scanned_and_others_are_not():
     for line in (("07-movement.rules", 181), ("11-optional.rules", 306),
                  ("11-optional.rules", 312)):
         loop = loops[line]
-        assert "put" in machine_module._own_writes(loop.name, loop.body)
+        assert "put" in procedures._own_writes(loop.name, loop.body)
         assert book._machine.item_scan(loop) is not None
     refused = loops[("09-leaders.rules", 128)]
-    assert machine_module._own_writes(refused.name, refused.body) is None
+    assert procedures._own_writes(refused.name, refused.body) is None
     assert book._machine.item_scan(refused) is None
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import cortes_rules
 from cortes_rules.engine import machine as machine_module
+from cortes_rules.engine import procedures
 
 
 def _play(game, seed: int, steps: int) -> list[tuple[object, ...]]:
@@ -66,7 +67,7 @@ def test_a_compilation_that_fails_leaves_the_procedure_as_it_was(monkeypatch):
     book = cortes_rules.load("cortes", options="veteran")
     machine = book._machine
     proc = next(p for p in machine.procs.values() if len(p.pending or ()) > 1)
-    real_stmt = machine_module._ProcCompiler.stmt
+    real_stmt = procedures._ProcCompiler.stmt
     made: list[object] = []
 
     def failing_stmt(self, st):
@@ -75,11 +76,11 @@ def test_a_compilation_that_fails_leaves_the_procedure_as_it_was(monkeypatch):
         if len(made) == 2:
             raise cortes_rules.CortesRulesError("compilation failed")
 
-    monkeypatch.setattr(machine_module._ProcCompiler, "stmt", failing_stmt)
+    monkeypatch.setattr(procedures._ProcCompiler, "stmt", failing_stmt)
     with pytest.raises(cortes_rules.CortesRulesError, match="compilation failed"):
         machine.compiled(proc)
     assert proc.code == [] and proc.pending is not None
-    monkeypatch.setattr(machine_module._ProcCompiler, "stmt", real_stmt)
+    monkeypatch.setattr(procedures._ProcCompiler, "stmt", real_stmt)
     machine.compiled(proc)
     other = cortes_rules.load("cortes", options="veteran")._machine
     again = other.compiled(other.procs[proc.name])
@@ -99,15 +100,15 @@ def test_no_jump_lands_on_a_jump(name):
     for proc in machine.compiled_procs().values():
         code = proc.code
         for at, ins in enumerate(code):
-            if ins[0] == machine_module.JUMP:
+            if ins[0] == procedures.JUMP:
                 target = ins[1]
-            elif ins[0] == machine_module.JUMP_IF_NOT:
+            elif ins[0] == procedures.JUMP_IF_NOT:
                 target = ins[2]
                 assert target > at, proc.name
             else:
                 continue
-            lands = target < len(code) and code[target][0] == machine_module.JUMP
-            assert not lands or (ins[0] == machine_module.JUMP_IF_NOT
+            lands = target < len(code) and code[target][0] == procedures.JUMP
+            assert not lands or (ins[0] == procedures.JUMP_IF_NOT
                                  and code[target][1] <= at), proc.name
             threaded += 1
     assert threaded > 50
@@ -125,6 +126,6 @@ def test_threaded_jumps_play_the_same_games(seed, monkeypatch):
     assert _play(games[0], seed, 300) == _play(games[1], seed, 300)
     assert games[0].to_notation() == games[1].to_notation()
     chained = sum(1 for proc in unthreaded._machine.procs.values() if proc.pending is None
-                  for ins in proc.code if ins[0] == machine_module.JUMP
-                  and ins[1] < len(proc.code) and proc.code[ins[1]][0] == machine_module.JUMP)
+                  for ins in proc.code if ins[0] == procedures.JUMP
+                  and ins[1] < len(proc.code) and proc.code[ins[1]][0] == procedures.JUMP)
     assert chained > 0     # the chains were there to thread

@@ -14,7 +14,7 @@ import random
 import pytest
 
 import cortes_rules
-from cortes_rules.engine.machine import SEALED
+from cortes_rules.engine.procedures import SEALED
 
 
 def _sealed_spec(state: cortes_rules.GameState):

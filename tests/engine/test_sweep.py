@@ -14,7 +14,8 @@ import pytest
 
 import cortes_rules
 from cortes_rules.engine import machine as machine_module
-from cortes_rules.engine.machine import REGION
+from cortes_rules.engine import procedures
+from cortes_rules.engine.procedures import REGION
 
 from test_lazy_procedures import _play
 
@@ -24,7 +25,7 @@ def _played(monkeypatch, seed: int, steps: int, sweep: bool):
     when first run, so the loop is kept (``sweep`` false) for the whole game."""
     with monkeypatch.context() as patch:
         if not sweep:
-            patch.setattr(machine_module._RegionCompiler, "sweep_of", lambda self, st: None)
+            patch.setattr(procedures._RegionCompiler, "sweep_of", lambda self, st: None)
         book = cortes_rules.load("cortes", options="veteran")
         game = book.new_game(seed=seed, setup="historical")
         return book, game, _play(game, seed, steps)
