@@ -817,6 +817,9 @@ class _Reader:
         if not self.frames:
             raise _Error("'let' gives a variable of the frame above it: there is none")
         name = line.name("a variable")
+        if not name.startswith("$") and name not in self.machine.fast.env_names:
+            raise _Error(f"{name!r} is no variable of this rulebook: nothing in it binds "
+                         "that name")
         line.expect("=", f"after {name}")
         env = self.frames[-1][3]
         if name in env:

@@ -1082,7 +1082,8 @@ def param_type(declared: str) -> str:
 
 
 def variables_of(program: ir.Program) -> frozenset[str]:
-    """Every name a procedure of the program may bind: parameters, lets, loops, options.
+    """Every name a procedure of the program may bind: parameters, lets, loops, options,
+    the results of rolls and draws.
 
     (``set name = ...`` binds nothing: it changes a variable bound by one of
     these, or a game value.)
@@ -1098,7 +1099,8 @@ def variables_of(program: ir.Program) -> frozenset[str]:
             continue
         if isinstance(node, ir.Procedure):
             found.update(node.params)
-        elif isinstance(node, (ir.Let, ir.ForEach, ir.OptionParam, ir.ChooseSealed)):
+        elif isinstance(node, (ir.Let, ir.ForEach, ir.OptionParam, ir.ChooseSealed, ir.Roll,
+                               ir.Draw)):
             found.add(node.name)
         elif isinstance(node, ir.Option):
             found.update(name for name, _ in node.bindings)

@@ -66,6 +66,7 @@ from .compile import (
     index_value,
     is_test,
 )
+from .bound_names import names_bound
 from .rewrites import ListSplitter
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ class Purity:
             if name in bound:
                 names.add(name)
                 return True
-            if env:
+            if env and name in self.fast.env_names:
                 names.add(name)
             return self._global_pure(name, bound, env, names)
         if isinstance(node, (ir.SetLit, ir.ListLit, ir.TupleLit)):
@@ -707,7 +708,7 @@ class _Gen:
             if loc is not None:
                 v = loc.var
                 parts.append(f"({v} if type({v}) in _PLAIN_KEYS else memo_key({v}))")
-            elif ctx.env:
+            elif ctx.env and name in fast.env_names:
                 parts.append(self.envkey(name))
         memo: dict[Any, Any] = {}
         fast.memos.append(memo)
@@ -779,7 +780,7 @@ class _Gen:
             return loc.var
         if loc is not None:
             source: str | None = loc.var
-        elif ctx.env:
+        elif ctx.env and name in self.fast.env_names:
             source = self.envvar(name)
         else:
             source = None
@@ -1204,7 +1205,8 @@ class _Gen:
         variables = self.fast.machine.variables
         slots = tuple(n for n in free if n in ctx.locs or (ctx.env and n in variables))
         values = [ctx.locs[n].var if n in ctx.locs else self.envvar(n) for n in slots]
-        guards = [f"{self.envvar(n)} is MISS" for n in free if n not in slots and ctx.env]
+        guards = [f"{self.envvar(n)} is MISS" for n in free
+                  if n not in slots and ctx.env and n in self.fast.env_names]
         everything = self.k(self.fast.world.pieces)
         found = self.tmp("native")
         listed = f"{self.k(hook(where, binder, slots))}(s, ({''.join(v + ', ' for v in values)}))"
@@ -1362,6 +1364,9 @@ class FastCompiler:
         # gives a function listing the pieces ``u`` that ``C`` holds for, or None
         # (``native.PieceFilter``).
         self.native_filter: Callable[[ir.Expr, str, tuple[str, ...]], Any] | None = None
+        # The names some evaluation's variables may hold; any other is read from
+        # its declaration at once, never looked up in ``env`` (engine/bound_names.py).
+        self.env_names = names_bound(program)
         self.purity = Purity(self)
         self.splitter = ListSplitter(ref.functions)
         self.memos: list[dict[Any, Any]] = []

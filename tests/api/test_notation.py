@@ -302,6 +302,7 @@ BAD = [
     ("seed 8", "seed 8\nspeed 3", "unknown keyword 'speed'"),
     ("seed 8", "seed 8\nseed 9", "a second 'seed' line"),
     ("seed 8", "seed 8\nlet x = 1", "there is none"),
+    ("  let minimum = false", "  let no_such_variable = false", "nothing in it binds"),
     ("seed 8", "seed 8\noptions 11.4", "optional rules 11.4; the rulebook was loaded with none"),
     ("seed 8", "seed 8\nscenario I", "has no scenarios"),
     ("seed 8", "seed 8\nreading no_such_entry x", "no interpretation 'no_such_entry'"),

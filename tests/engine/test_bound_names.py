@@ -1,0 +1,118 @@
+"""Generated code looks up in a procedure's variables only the names something binds.
+
+Names are scoped dynamically: an expression reads a name from the variables
+in scope before the rulebook's declarations. Generated code reads a name from
+``env`` only when something in the rulebook can bind it
+(``engine/bound_names.py``); any other name goes straight to its declaration.
+These tests hold that set to what games really bind, and check that a
+variable still shadows a declaration of the same name.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import cortes_rules
+from cortes_rules.engine.bound_names import ENGINE_NAMES, names_bound
+from cortes_rules.engine.bytecode import variables_of
+from cortes_rules.dsl.parse import parse_expression
+from minimal_book import MINIMAL
+
+CARDS = Path(__file__).resolve().parents[1] / "fixtures" / "core" / "cards.rules"
+
+
+def _variables_seen(book: cortes_rules.Rulebook, seed: int, steps: int, **new_game) -> set[str]:
+    """Every variable any frame holds at the decisions and chance events of a seeded game."""
+    state = book.new_game(seed=seed, **new_game)
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    for _ in range(steps):
+        for _proc, _pc, env in state.stack:
+            seen.update(name for name in env if not name.startswith("$"))
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_chance()
+        else:
+            state.apply(rng.choice(state.legal_action_ids()))
+    return seen
+
+
+@pytest.mark.rule("4.2")
+def test_every_variable_of_a_cortes_game_is_a_bound_name():
+    book = cortes_rules.load("cortes", options="veteran")
+    bound = book._machine.fast.env_names
+    seen = _variables_seen(book, 3, 1500, setup="historical")
+    assert {"unit", "to", "cost", "total"} <= seen
+    assert seen <= bound, sorted(seen - bound)
+
+
+@pytest.mark.rule("II.1", rulebook="grands_strateges")
+def test_every_variable_of_a_grands_strateges_game_is_a_bound_name():
+    book = cortes_rules.load("grands_strateges", scenario="III")
+    bound = book._machine.fast.env_names
+    seen = _variables_seen(book, 1, 300)
+    assert {"unit", "to", "side"} <= seen
+    assert seen <= bound, sorted(seen - bound)
+
+
+@pytest.mark.rule("3.2", rulebook="high_card")
+def test_draws_rolls_functions_comprehensions_and_the_engine_bind_names():
+    program = cortes_rules.load(CARDS)._machine.program
+    bound = names_bound(program)
+    assert ENGINE_NAMES <= bound
+    assert {"c", "d", "p", "q"} <= bound              # a draw's card, procedure parameters
+    assert "c" in variables_of(program)               # the clause compiler sees the draw's too
+    cortes = cortes_rules.load("cortes")._machine
+    assert "total" in cortes.fast.env_names           # roll total = first(combat_dice)
+    assert "total" in variables_of(cortes.program)
+    assert {"hex", "units"} <= cortes.fast.env_names  # broken_limits(hex, side, units)
+    assert "combat_table" not in cortes.fast.env_names   # a hook nothing binds
+
+
+def _race(tmp_path: Path, old: str, new: str) -> cortes_rules.Rulebook:
+    text = MINIMAL.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "race.rules"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return cortes_rules.load(path)
+
+
+def _walk(book: cortes_rules.Rulebook, *actions: str) -> cortes_rules.GameState:
+    state = book.new_game(setup="standard")
+    for action in actions:
+        state.apply(action)
+    return state
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+def test_a_variable_still_hides_the_declaration_of_its_name(tmp_path):
+    plain = cortes_rules.load(MINIMAL)
+    assert "goal_areas" not in plain._machine.fast.env_names
+    assert not _walk(plain, "walk R meadow").is_terminal()
+    shadowed = _race(tmp_path, "        if to in goal_areas {",
+                     "        let goal_areas = [meadow]\n        if to in goal_areas {")
+    assert "goal_areas" in shadowed._machine.fast.env_names
+    state = _walk(shadowed, "walk R meadow")
+    assert state.is_terminal() and state.outcome().winners == ("red",)
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+def test_a_name_nothing_binds_is_read_from_its_declaration():
+    book = cortes_rules.load(MINIMAL)
+    machine = book._machine
+    state = book.new_game(setup="standard")
+    world = machine.world
+    node = parse_expression("to in goal_areas")
+    generated = machine.fast_expr(node, "2.2")
+    # No procedure, function or option binds goal_areas, so no evaluation's
+    # variables ever hold it: generated code reads the hook without a lookup.
+    odd = {"to": world.place["meadow"], "goal_areas": (world.place["meadow"],)}
+    assert generated(state, odd) is False
+    assert generated(state, {"to": world.place["goal"]}) is True
+    bound = machine.fast.env_names
+    assert "to" in bound and "goal_areas" not in bound
+
