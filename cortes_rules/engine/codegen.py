@@ -1071,6 +1071,10 @@ class _Gen:
                 return self.k(fast.machine.forbids_reading(kind))
             return self.k(fast.machine.clause_rules(
                 "forbid" if name == "forbid_rules" else "permit", kind))
+        if name in ("sum", "max", "min") and len(node.args) == 1:
+            inline = self.reduce_in_line(name, node.args[0], ctx)
+            if inline is not None:
+                return inline
         args = self._items(node.args, ctx)
         if name in ("count", "len") and len(args) == 1:
             return f"len({args[0]})"
@@ -1095,6 +1099,34 @@ class _Gen:
             self.rec("global")
             return "s.last_roll"
         raise _Unsupported(name)
+
+    def reduce_in_line(self, name: str, arg: ir.Expr, ctx: _Ctx) -> str | None:
+        """``sum``, ``max`` or ``min`` of a short list written out (``sum([a, b])``), worked
+        out in line when every item is an int; the library's function otherwise (a name
+        cell among numbers absorbs them, fractions stay exact). ``sum`` of an empty tuple
+        (a hook nobody contributes to) is 0 in line too. None: not such a call."""
+        fallback = self.k(self.fast.ref.simple[name])
+        t = self.tmp()
+        if isinstance(arg, (ir.ListLit, ir.TupleLit)):
+            if not 1 <= len(arg.items) <= (4 if name == "sum" else 2):
+                return None
+            items = self._items(arg.items, ctx)
+            ints = " and ".join(f"type({v}) is int" for v in items)
+            listed = f"({''.join(v + ', ' for v in items)})"
+            if name == "sum":
+                value = " + ".join(items)
+            elif len(items) == 1:
+                value = items[0]
+            else:   # the first of two equal items, as max() and min() give
+                a, b = items
+                value = f"{a} if {a} {'>=' if name == 'max' else '<='} {b} else {b}"
+            self.w(f"{t} = ({value}) if {ints} else {fallback}({listed})")
+            return t
+        if name != "sum":
+            return None
+        v = self.atom(self.x(arg, ctx))
+        self.w(f"{t} = 0 if type({v}) is tuple and not {v} else {fallback}({v})")
+        return t
 
     def function(self, node: ir.Call, ctx: _Ctx) -> str:
         decl = self.fast.ref.functions[node.func]

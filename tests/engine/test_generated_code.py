@@ -399,3 +399,35 @@ def test_the_aztec_redeployment_hexes_are_filtered_part_by_part(state):
     assert isinstance(split, ir.Cond) and isinstance(split.otherwise, ir.Arith)
     assert not splitter.is_list(parse_expression("set([1]) + [2]"))
 
+
+REDUCED = st.one_of(
+    st.integers(-5, 5), st.booleans(), st.fractions(-3, 3, max_denominator=4),
+    st.just("prohibited"))
+REDUCTIONS = ["sum([x])", "sum([x, z])", "sum([x, z, c])", "max([x, z])", "min([x, z])",
+              "max([x])", "sum(t)", "max(t)", "sum([x, z]) + 1"]
+
+
+@pytest.mark.rule("8.19")
+@settings(max_examples=200, deadline=None)
+@given(text=st.sampled_from(REDUCTIONS), x=REDUCED, z=REDUCED, c=REDUCED,
+       t=st.lists(REDUCED, max_size=3).map(tuple))
+def test_short_sums_and_extremes_worked_out_in_line_agree_with_the_reference(
+        state, text, x, z, c, t):
+    """``sum``, ``max`` and ``min`` of a short list written out add or compare ints in
+    line; a name cell (which absorbs the numbers), a fraction, a boolean or an empty
+    tuple gives what the reference's function gives, errors included."""
+    env = {"x": x, "z": z, "c": c, "t": t}
+    assert set(env) <= state.machine.fast.env_names
+    results = []
+    for fn in _pair(state, text):
+        try:
+            results.append(("value", fn(state, dict(env))))
+        except cortes_rules.CortesRulesError as error:
+            results.append(("error", type(error).__name__))
+    assert results[0] == results[1]
+    assert type(results[0][1]) is type(results[1][1])
+
+
+def _pair(state, text: str) -> tuple[object, object]:
+    node = parse_expression(text)
+    return state.machine.fast_expr(node, ""), state.machine.compiler.expr(node, None)
