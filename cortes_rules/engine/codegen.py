@@ -418,6 +418,12 @@ class _Gen:
         self.steady: frozenset[str] | None = None
         self.steady_loads: dict[str, str] = {}
         self.steady_keys: dict[str, str] = {}
+        # Of those, the ones no declaration stands behind: the region runs only when
+        # env holds each (else its instructions run), so they are read with no test.
+        self.required: set[str] = set()
+        # A root expression function (see FastCompiler._root): one evaluation, with
+        # every variable read from env where it starts; the same holds for it.
+        self.rooted = False
 
     def expression(self, node: ir.Expr, locs: dict[str, str]) -> str:
         """One evaluation of an expression, in code that also changes the state.
@@ -559,6 +565,12 @@ class _Gen:
 
         def write() -> None:
             head = [f"{pad}{var} = env.get({n!r}, MISS)" for n, var in self.steady_loads.items()]
+            if self.required:
+                # A variable missing here would make a statement fail; its instructions
+                # (not this function) then run, and fail exactly as the reference does.
+                missing = " or ".join(f"{self.steady_loads[n]} is MISS"
+                                      for n in sorted(self.required))
+                head.append(f"{pad}if {missing}: return -1")
             head += [f"{pad}{self.steady_keys[n]} = {_key_of(self.steady_loads[n])}"
                      for n in self.steady_keys]
             self.lines[at] = "\n".join(head) if head else pad + "pass"
@@ -786,6 +798,10 @@ class _Gen:
             source = None
         if source is None:
             return self.global_value(name, node, ctx)
+        if loc is None and (self.rooted or self._steady(name)) \
+                and self.fast.resolve(name)[0] == "unknown":
+            self.required.add(name)   # the function starts only with it in env
+            return source
         simple = self.simple_global(name)
         if simple is not None:
             if self.fast.resolve(name)[0] in ("value", "turn", "phase"):
@@ -1570,14 +1586,20 @@ class FastCompiler:
 
     def _root(self, node: ir.Expr, ref: Fn) -> Fn:
         gen = _Gen(self, indent=2)
+        gen.rooted = True
         try:
             value = gen.x(node, _Ctx(True, {}))
         except _Unsupported:
             return ref
         gen.w(f"return {value}")
         reference = self.const(ref)
-        body = [f"    if s.drawn is not None: return {reference}(s, env)",
-                "    try:"] + gen.finish() + [
+        body = [f"    if s.drawn is not None: return {reference}(s, env)"]
+        if gen.required:
+            # A variable missing here would make the evaluation fail: the reference
+            # then fails as it does.
+            missing = " or ".join(f"{gen.preloads[n]} is MISS" for n in sorted(gen.required))
+            body.append(f"    if {missing}: return _fallback(s, env, {reference})")
+        body += ["    try:"] + gen.finish() + [
             "    except Exception:",
             "        pass",
             f"    return _fallback(s, env, {reference})"]

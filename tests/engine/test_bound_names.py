@@ -116,3 +116,55 @@ def test_a_name_nothing_binds_is_read_from_its_declaration():
     bound = machine.fast.env_names
     assert "to" in bound and "goal_areas" not in bound
 
+
+def _race_with_bonus(tmp_path: Path, bound: str) -> cortes_rules.Rulebook:
+    """The minimal race where the walk's body reads a variable that an earlier part of
+    the procedure binds only when ``bound`` holds."""
+    text = MINIMAL.read_text(encoding="utf-8")
+    text = text.replace("    choose by p {\n",
+                        f"    if {bound} {{ let bonus = 1 }}\n    choose by p {{\n", 1)
+    text = text.replace("set runner.walked = runner.walked + 1",
+                        "set runner.walked = bonus", 1)
+    path = tmp_path / f"race_{bound}.rules"
+    path.write_text(text, encoding="utf-8")
+    return cortes_rules.load(path)
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+def test_a_region_missing_a_variable_it_needs_runs_as_its_instructions(tmp_path, monkeypatch):
+    """Generated code reads a variable that no declaration stands behind without a test
+    for its absence: the region (or expression) first checks that every such variable
+    is there, and otherwise leaves the work to the instructions (or the reference),
+    which fail as they always did."""
+    state = _walk(_race_with_bonus(tmp_path, "true"), "walk R meadow")
+    assert state.attribute("R", "walked") == 1
+
+    def refusal(regions: bool) -> tuple[str, str | None]:
+        book = _race_with_bonus(tmp_path, "false")
+        book._machine.regions = regions
+        state = book.new_game(setup="standard")
+        before = state.to_notation()
+        with pytest.raises(cortes_rules.RulesRuntimeError) as caught:
+            state.apply("walk R meadow")
+        assert state.to_notation() == before
+        return str(caught.value), caught.value.rule
+
+    with_regions, without = refusal(True), refusal(False)
+    assert "bonus" in with_regions[0]
+    assert with_regions == without
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+def test_an_expression_missing_a_variable_fails_as_the_reference_does():
+    book = cortes_rules.load(MINIMAL)
+    state = book.new_game(setup="standard")
+    node = parse_expression("to")
+    generated = book._machine.fast_expr(node, "2.2")
+    reference = book._machine.compiler.expr(node, "2.2")
+    assert generated(state, {"to": book._machine.world.place["goal"]}).id == "goal"
+    errors = []
+    for fn in (generated, reference):
+        with pytest.raises(cortes_rules.RulesRuntimeError) as caught:
+            fn(state, {})
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and "to" in errors[0]
