@@ -10,9 +10,10 @@ as a chain of ``(entry, rest)`` pairs, newest first, which clones share.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
-from ..core.world import Piece
+from ..core.world import Piece, Place, Player
 from ..rule_numbers import rule_key
 from .compile import NamedText, format_value
 
@@ -128,6 +129,10 @@ def _cited_rules(cited: Any) -> tuple[str, ...]:
     return found
 
 
+_NO_PIECE = frozenset({int, str, bool, type(None), Fraction, Place, Player})
+"""The types of value that name no piece (a text joined from pieces is a NamedText)."""
+
+
 def _pieces_named(values: Any, out: list[Piece]) -> list[Piece]:
     """``out`` with every piece a log line names added: its values, looking inside
     tuples, lists and sets, and the pieces a text was joined from."""
@@ -135,7 +140,7 @@ def _pieces_named(values: Any, out: list[Piece]) -> list[Piece]:
         kind = type(value)
         if kind is Piece:
             out.append(value)
-        elif kind is int or kind is str or value is None:
+        elif kind in _NO_PIECE:
             continue
         elif isinstance(value, (tuple, list, frozenset, set)):
             _pieces_named(value, out)

@@ -596,11 +596,12 @@ class GameState:
         stamps[1 + piece.index] = stamp
         if old is not None:
             stamps[holds + old.index] = stamp
-            remaining = tuple(p for p in occupants[old.index] if p is not piece)
-            if remaining:
-                occupants[old.index] = remaining
-            else:
+            there = occupants[old.index]
+            if len(there) == 1:
                 del occupants[old.index]
+            else:
+                at = there.index(piece)   # pieces compare by identity: found in C
+                occupants[old.index] = there[:at] + there[at + 1:]
         self.where[piece.index] = place
         if place is not None:
             stamps[holds + place.index] = stamp
@@ -1040,8 +1041,9 @@ class GameState:
             column = self.piece_attrs[name]
             if value is _AT_PLACE:
                 new = self.where
-                changed = [i for i, (old, v) in enumerate(zip(column, new, strict=True))
-                           if old is not v and not _same(old, v)]
+                # Cells already holding the piece's own place are left at C speed.
+                changed = [i for i in compress(range(len(column)), map(is_not, column, new))
+                           if not _same(column[i], new[i])]
             else:
                 # The cells holding this very object are left at C speed; the others
                 # are compared as ``_write_piece`` would.
