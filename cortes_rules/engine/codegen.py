@@ -78,6 +78,7 @@ ECACHE_LIMIT = 256     # cached enumerations (site and variables) kept per game
 MAX_INLINE = 24        # nesting of expanded functions, hooks and derived attributes
 MAX_INDENT = 60        # deeper code is left to the reference closures
 _ITERABLE = (tuple, list)   # visited as they are; sets go through _as_iterable (sorted)
+_CONSTANT = re.compile(r"K[0-9]+")   # the name of a constant of the generated code (const())
 _PLAIN_KEYS = frozenset({Piece, Place, Player, str, int, type(None), Dice, Table, object})
 _LEAVES = (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit, ir.Name)
 
@@ -1121,12 +1122,14 @@ class _Gen:
         out in line when every item is an int; the library's function otherwise (a name
         cell among numbers absorbs them, fractions stay exact). ``sum`` of an empty tuple
         (a hook nobody contributes to) is 0 in line too. None: not such a call."""
+        written = arg.items if isinstance(arg, (ir.ListLit, ir.TupleLit)) else None
+        if (written is not None and not 1 <= len(written) <= (4 if name == "sum" else 2)) \
+                or (written is None and name != "sum"):
+            return None
         fallback = self.k(self.fast.ref.simple[name])
         t = self.tmp()
-        if isinstance(arg, (ir.ListLit, ir.TupleLit)):
-            if not 1 <= len(arg.items) <= (4 if name == "sum" else 2):
-                return None
-            items = self._items(arg.items, ctx)
+        if written is not None:
+            items = self._items(written, ctx)
             ints = " and ".join(f"type({v}) is int" for v in items)
             listed = f"({''.join(v + ', ' for v in items)})"
             if name == "sum":
@@ -1138,8 +1141,6 @@ class _Gen:
                 value = f"{a} if {a} {'>=' if name == 'max' else '<='} {b} else {b}"
             self.w(f"{t} = ({value}) if {ints} else {fallback}({listed})")
             return t
-        if name != "sum":
-            return None
         v = self.atom(self.x(arg, ctx))
         self.w(f"{t} = 0 if type({v}) is tuple and not {v} else {fallback}({v})")
         return t
@@ -1258,9 +1259,18 @@ class _Gen:
         everything = self.k(self.fast.world.pieces)
         found = self.tmp("native")
         listed = f"{self.k(hook(where, binder, slots))}(s, ({''.join(v + ', ' for v in values)}))"
-        test = " and ".join(["s.drawn is None", f"{domain} is {everything}", *guards])
+        same = [] if domain == everything else [f"{domain} is {everything}"]
+        test = " and ".join(["s.drawn is None", *same, *guards])
         self.w(f"{found} = {listed} if {test} else None")
         return found
+
+    def iterated(self, domain: str) -> str:
+        """Python source of what a comprehension goes through: ``domain`` itself when it
+        is a list or tuple, else the reference's order of it (a set sorted). A
+        constant (every piece, the hexes, a table's rows) is settled here, once."""
+        if _CONSTANT.fullmatch(domain) and type(self.fast.ns.get(domain)) in _ITERABLE:
+            return domain
+        return f"{domain} if type({domain}) in _ITERABLE else _as_iterable({domain})"
 
     def comprehension(self, node: ir.Call, ctx: _Ctx) -> str:
         name = node.func
@@ -1274,12 +1284,14 @@ class _Gen:
         if side is not None:
             # Only the pieces of that side can pass: visit them alone (in piece order).
             everything, by_side = self.fast.pieces_by_side()
-            self.w(f"{items} = {by_side}.get({side}, ()) if {domain} is {everything} else None")
-            self.w(f"if {items} is None: {items} = {domain} if type({domain}) in _ITERABLE "
-                   f"else _as_iterable({domain})")
+            if domain == everything:
+                self.w(f"{items} = {by_side}.get({side}, ())")
+            else:
+                self.w(f"{items} = {by_side}.get({side}, ()) if {domain} is {everything} "
+                       "else None")
+                self.w(f"if {items} is None: {items} = {self.iterated(domain)}")
         else:
-            self.w(f"{items} = {domain} if type({domain}) in _ITERABLE "
-                   f"else _as_iterable({domain})")
+            self.w(f"{items} = {self.iterated(domain)}")
         native = self.native_pieces(node, ctx, domain) if name != "all" else None
         if native is not None:
             self.w(f"if {native} is not None: {items} = {native}")

@@ -559,7 +559,7 @@ class _RegionCompiler:
             old = self.fast.fresh("old")
             self.w(f"if type({o}) is Piece:")
             self.w(f"    {old} = s.piece_attrs[{name!r}][{o}.index]")
-            self.w(f"    if {old} is not {v} and not _same({old}, {v}):")
+            self.w(f"    if {_changes(old, v)}:")
             self.w(f"        s._piece_changed({name!r}, {o}.index, {old}, {v})")
             self.w(f"else: {fallback}")
         elif name in ref.place_attributes:
@@ -677,6 +677,14 @@ class _RegionCompiler:
             else:
                 return None
         return tuple(found)
+
+
+def _changes(old: str, new: str) -> str:
+    """Python source of the test that writing ``new`` over ``old`` changes a cell:
+    ``not machine._same(old, new)`` in line (not the very object, and not an equal
+    scalar of the same type), for the generated ``set``."""
+    return (f"{old} is not {new} and (type({old}) is not type({new}) "
+            f"or type({new}) not in _SCALARS or {old} != {new})")
 
 
 def _assigned(statements: Iterable[ir.Stmt]) -> set[str]:
