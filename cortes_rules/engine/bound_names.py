@@ -38,25 +38,45 @@ def names_bound(program: ir.Program) -> frozenset[str]:
     """Every name the variables of some evaluation of ``program`` may hold."""
     found: set[str] = set(ENGINE_NAMES)
     stack: list[Any] = list(program.statements)
+    fields = _FIELDS
     while stack:
         node = stack.pop()
-        if isinstance(node, (tuple, list)):
+        kind = type(node)
+        if kind is tuple or kind is list:
             stack.extend(node)
             continue
-        if not attrs.has(type(node)):
+        names = fields.get(kind)
+        if names is None:
+            names = fields[kind] = _node_fields(kind)
+        if not names:
             continue
-        if isinstance(node, (ir.Procedure, ir.FunctionDecl)):
+        if kind is ir.Procedure or kind is ir.FunctionDecl:
             found.update(node.params)
-        elif isinstance(node, (ir.Let, ir.ForEach, ir.OptionParam, ir.ChooseSealed, ir.Roll,
-                               ir.Draw, ir.ActionParam)):
+        elif kind in _BINDERS:
             found.add(node.name)
-        elif isinstance(node, ir.Option):
+        elif kind is ir.Option:
             found.update(name for name, _ in node.bindings)
-        elif isinstance(node, ir.Call) and node.binder is not None:
+        elif kind is ir.Call and node.binder is not None:
             found.add(node.binder)
-        elif isinstance(node, (ir.AttributeDecl, ir.DeriveDecl)):
+        elif kind is ir.AttributeDecl or kind is ir.DeriveDecl:
             found.add(node.owner)
-        elif isinstance(node, ir.StartRequireDecl) and node.var:
+        elif kind is ir.StartRequireDecl and node.var:
             found.add(node.var)
-        stack.extend(getattr(node, f.name) for f in attrs.fields(type(node)))
+        for name in names:
+            value = getattr(node, name)
+            if value is not None and type(value) not in _LEAVES:
+                stack.append(value)
     return frozenset(found)
+
+
+_BINDERS = frozenset({ir.Let, ir.ForEach, ir.OptionParam, ir.ChooseSealed, ir.Roll, ir.Draw,
+                      ir.ActionParam})
+_LEAVES = frozenset({str, int, bool, float})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+"""The fields of each node type that may hold nodes (its position aside), by type."""
+
+
+def _node_fields(kind: type) -> tuple[str, ...]:
+    if not attrs.has(kind):
+        return ()
+    return tuple(f.name for f in attrs.fields(kind) if f.name != "span")

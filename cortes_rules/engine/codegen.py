@@ -40,6 +40,7 @@ Statements that never pause are compiled by the machine into regions
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 import re
 import types
@@ -1424,9 +1425,7 @@ class FastCompiler:
         # gives a function listing the pieces ``u`` that ``C`` holds for, or None
         # (``native.PieceFilter``).
         self.native_filter: Callable[[ir.Expr, str, tuple[str, ...]], Any] | None = None
-        # The names some evaluation's variables may hold; any other is read from
-        # its declaration at once, never looked up in ``env`` (engine/bound_names.py).
-        self.env_names = names_bound(program)
+        self._program = program
         self.purity = Purity(self)
         self.splitter = ListSplitter(ref.functions)
         self.memos: list[dict[Any, Any]] = []
@@ -1470,6 +1469,13 @@ class FastCompiler:
             "_fallback": _fallback, "TrailKept": TrailKept, "_entry": _entry,
             "_become": _become,
         }
+
+    @functools.cached_property
+    def env_names(self) -> frozenset[str]:
+        """The names some evaluation's variables may hold; any other is read from its
+        declaration at once, never looked up in ``env`` (engine/bound_names.py). Worked
+        out when first needed, not at load."""
+        return names_bound(self._program)
 
     # ------------------------------------------------------------ helpers
     def generator(self, indent: int) -> _Gen:

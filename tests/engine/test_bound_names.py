@@ -168,3 +168,15 @@ def test_an_expression_missing_a_variable_fails_as_the_reference_does():
             fn(state, {})
         errors.append(str(caught.value))
     assert errors[0] == errors[1] and "to" in errors[0]
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+def test_the_bound_names_are_gathered_when_first_needed_not_at_load():
+    """A cached load must stay cheap: the walk over the program runs with the first
+    generated code, once."""
+    book = cortes_rules.load(MINIMAL)
+    fast = book._machine.fast
+    assert "env_names" not in vars(fast)
+    _walk(book, "walk R meadow")
+    first = fast.env_names
+    assert "env_names" in vars(fast) and fast.env_names is first
