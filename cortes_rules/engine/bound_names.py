@@ -23,6 +23,7 @@ that is never bound costs a lookup, nothing else. Nothing here knows a game.
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 import attrs
@@ -36,8 +37,28 @@ player and viewer, a derived value's owner (engine/machine.py)."""
 
 def names_bound(program: ir.Program) -> frozenset[str]:
     """Every name the variables of some evaluation of ``program`` may hold."""
-    found: set[str] = set(ENGINE_NAMES)
-    stack: list[Any] = list(program.statements)
+    return frozenset(_binders(program.statements, ENGINE_NAMES, expressions=True))
+
+
+def procedure_variables(program: ir.Program) -> frozenset[str]:
+    """Every name a procedure of the program may bind: parameters, lets, loops, options,
+    the results of rolls and draws, a sealed round's chooser. (The clause compiler,
+    engine/bytecode.py, reads a global name as such only where none of these can hide
+    it.)
+
+    A subset of ``names_bound``: the same walk, from the procedures alone and
+    without going into expressions, whose comprehension variables a procedure's
+    variables never hold. (``set name = ...`` binds nothing: it changes a variable
+    bound by one of these, or a game value.)
+    """
+    return frozenset(_binders(program.of(ir.Procedure), (), expressions=False))
+
+
+def _binders(roots: Any, start: Any, *, expressions: bool) -> set[str]:
+    """The names bound anywhere under ``roots``, with ``start``; below expressions too
+    when ``expressions`` is true."""
+    found: set[str] = set(start)
+    stack: list[Any] = list(roots)
     fields = _FIELDS
     while stack:
         node = stack.pop()
@@ -48,7 +69,7 @@ def names_bound(program: ir.Program) -> frozenset[str]:
         names = fields.get(kind)
         if names is None:
             names = fields[kind] = _node_fields(kind)
-        if not names:
+        if not names or (not expressions and kind in _EXPRESSIONS):
             continue
         if kind is ir.Procedure or kind is ir.FunctionDecl:
             found.update(node.params)
@@ -66,12 +87,13 @@ def names_bound(program: ir.Program) -> frozenset[str]:
             value = getattr(node, name)
             if value is not None and type(value) not in _LEAVES:
                 stack.append(value)
-    return frozenset(found)
+    return found
 
 
 _BINDERS = frozenset({ir.Let, ir.ForEach, ir.OptionParam, ir.ChooseSealed, ir.Roll, ir.Draw,
                       ir.ActionParam})
 _LEAVES = frozenset({str, int, bool, float})
+_EXPRESSIONS = frozenset(typing.get_args(ir.Expr))
 _FIELDS: dict[type, tuple[str, ...]] = {}
 """The fields of each node type that may hold nodes (its position aside), by type."""
 

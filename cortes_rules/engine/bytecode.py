@@ -1081,35 +1081,6 @@ def param_type(declared: str) -> str:
     raise Unsupported(declared)
 
 
-def variables_of(program: ir.Program) -> frozenset[str]:
-    """Every name a procedure of the program may bind: parameters, lets, loops, options,
-    the results of rolls and draws.
-
-    (``set name = ...`` binds nothing: it changes a variable bound by one of
-    these, or a game value.)
-    """
-    found: set[str] = set()
-    stack: list[Any] = list(program.of(ir.Procedure))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (tuple, list)):
-            stack.extend(node)
-            continue
-        if not attrs.has(type(node)):
-            continue
-        if isinstance(node, ir.Procedure):
-            found.update(node.params)
-        elif isinstance(node, (ir.Let, ir.ForEach, ir.OptionParam, ir.ChooseSealed, ir.Roll,
-                               ir.Draw)):
-            found.add(node.name)
-        elif isinstance(node, ir.Option):
-            found.update(name for name, _ in node.bindings)
-        if isinstance(node, EXPRESSIONS):
-            continue     # expressions bind only their own comprehension variables
-        stack.extend(getattr(node, f.name) for f in attrs.fields(type(node)))
-    return frozenset(found)
-
-
 def compile_forbids(machine: Any, tables: Tables, columns: Columns
                     ) -> dict[str, list[tuple[int, Code]]]:
     """Every forbid clause over its action's parameters alone, by action kind, with its position."""

@@ -30,7 +30,8 @@ from ..dsl.render import expr as render_expr
 from ..errors import CortesRulesError, IllegalActionError, NotationError, StartError
 from ..rule_numbers import rule_key
 from .backend import Backend, select
-from .bytecode import column_cell, variables_of
+from .bound_names import procedure_variables
+from .bytecode import column_cell
 from .actions import Action
 from .codegen import FastCompiler
 from .compile import (
@@ -227,9 +228,9 @@ class Machine:
 
     @functools.cached_property
     def variables(self) -> frozenset[str]:
-        """Every name a procedure of the rulebook may bind (``bytecode.variables_of``),
+        """Every name a procedure of the rulebook may bind (``bound_names.procedure_variables``),
         worked out when first needed, not at load."""
-        return variables_of(self.program)
+        return procedure_variables(self.program)
 
     def native_support(self) -> Any:
         """The native tables and clause machine of this rulebook, or None (reference backend)."""

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import cortes_rules
-from cortes_rules.engine.bound_names import ENGINE_NAMES, names_bound
-from cortes_rules.engine.bytecode import variables_of
+from cortes_rules.engine.bound_names import ENGINE_NAMES, names_bound, procedure_variables
+from cortes_rules.dsl import ir
 from cortes_rules.dsl.parse import parse_expression
 from minimal_book import MINIMAL
 
@@ -65,12 +65,27 @@ def test_draws_rolls_functions_comprehensions_and_the_engine_bind_names():
     bound = names_bound(program)
     assert ENGINE_NAMES <= bound
     assert {"c", "d", "p", "q"} <= bound              # a draw's card, procedure parameters
-    assert "c" in variables_of(program)               # the clause compiler sees the draw's too
+    assert "c" in procedure_variables(program)        # the clause compiler sees the draw's too
     cortes = cortes_rules.load("cortes")._machine
     assert "total" in cortes.fast.env_names           # roll total = first(combat_dice)
-    assert "total" in variables_of(cortes.program)
+    assert "total" in procedure_variables(cortes.program)
     assert {"hex", "units"} <= cortes.fast.env_names  # broken_limits(hex, side, units)
     assert "combat_table" not in cortes.fast.env_names   # a hook nothing binds
+
+
+@pytest.mark.rule("7.1")
+@pytest.mark.parametrize(("name", "item"), [("cortes", "k"), ("grands_strateges", "v")])
+def test_procedure_variables_are_the_names_bound_that_a_procedure_binds(name, item):
+    # One walk gives both sets: a procedure's variables are names bound, and a
+    # comprehension's item that no procedure binds (`k` of `... for k in
+    # subsets(...)`) or a function's parameter is bound without being one.
+    program = cortes_rules.load(name)._machine.program
+    variables, bound = procedure_variables(program), names_bound(program)
+    assert variables <= bound
+    assert {"side", "unit", "to"} <= variables
+    assert item in bound and item not in variables
+    functions = {p for f in program.of(ir.FunctionDecl) for p in f.params}
+    assert functions <= bound
 
 
 def _race(tmp_path: Path, old: str, new: str) -> cortes_rules.Rulebook:
