@@ -104,6 +104,24 @@ def memo_key(value: Any) -> Any:
     return _memo_key(value, kind)
 
 
+def _without_idle_passes(lines: list[str]) -> list[str]:
+    """The lines less each ``pass`` followed by a statement of its own block (a scope's
+    placeholder, filled when nothing else was needed): one bytecode each time the
+    block runs, in a loop's body once per item."""
+    kept = []
+    for i, line in enumerate(lines):
+        if line.strip() == "pass" and i + 1 < len(lines):
+            after = lines[i + 1]
+            if after.strip() and _indent(after) == _indent(line):
+                continue
+        kept.append(line)
+    return kept
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
 def _key_of(var: str) -> str:
     """Code for ``memo_key(var)`` that calls it only for values that are not their own key."""
     return f"({var} if type({var}) in _PLAIN_KEYS else memo_key({var}))"
@@ -1036,6 +1054,9 @@ class _Gen:
                 return f"({a} + {b} if type({text}) is str else _add({a}, {b}))"
             # Two ints, texts or tuples add as Python adds them (what ``_add`` does
             # to all but sets); anything else goes through ``_add``.
+            if isinstance(node.right, ir.IntLit) or isinstance(node.left, ir.IntLit):
+                other = a if isinstance(node.right, ir.IntLit) else b
+                return f"({a} + {b} if type({other}) is int else _add({a}, {b}))"
             return (f"({a} + {b} if type({a}) in _SUMMABLE and type({b}) is type({a}) "
                     f"else _add({a}, {b}))")
         if op == "/":
@@ -1575,7 +1596,8 @@ class FastCompiler:
         if gen is not None:
             pre = ["    " + f"{var} = env.get({n!r}, MISS)" for n, var in gen.preloads.items()]
             pre += ["    " + f"{gen.keys[n]} = {_key_of(gen.preloads[n])}" for n in gen.keys]
-        source = "\n".join(head + pre + body) + "\n"
+        source = "\n".join(_without_idle_passes("\n".join(head + pre + body).split("\n")))
+        source += "\n"
         try:
             code = compile(source, f"<rules:{name}>", "exec")
         except (SyntaxError, RecursionError, MemoryError, ValueError) as error:

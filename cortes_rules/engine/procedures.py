@@ -423,9 +423,21 @@ class _RegionCompiler:
         if isinstance(node, ir.Name) and node.id in self.locs:
             return self.locs[node.id]
         t = self.fast.fresh("v")
+        start = len(gen.lines)
         self.w("try:")
         gen.push()
-        self.w(f"{t} = {gen.expression(node, self.locs)}")
+        expr = gen.expression(node, self.locs)
+        if expr.isidentifier() and all(line.strip() == "pass" for line in gen.lines[start + 1:]):
+            # A variable read at the region's start (present: it checked) or a
+            # constant: nothing to evaluate, nothing that can fail.
+            gen.pop()
+            del gen.lines[start:]
+            return expr
+        if expr.startswith("t_") and any(line.lstrip().startswith(expr + " = ")
+                                         for line in gen.lines[start + 1:]):
+            t = expr    # a temporary of this evaluation holds the value already
+        else:
+            self.w(f"{t} = {expr}")
         gen.pop()
         self.w("except Exception:")
         if self.locs_env is not None:   # a loop variable not yet written to env
