@@ -998,18 +998,9 @@ class GameState:
         self.native = support.state_of(self) if support is not None else None
         self._native_shared = False
 
-    def _native_piece(self, name: str, index: int, value: Any) -> None:
-        """Keep the native column of a piece attribute in step with a write."""
-        column = self.machine._native.piece_column.get(name)
-        if column is not None:
-            if self._native_shared:
-                self._own_native()
-            cells, at = self.native.pieces, column[0] * len(self.where) + index
-            if self._undo is not None:
-                self._undo.append((cells, at, cells[at]))
-            cells[at] = column_cell(value, column[1])
-
     def _native_place(self, name: str, index: int, value: Any) -> None:
+        """Keep the native column of a place attribute in step with a write (a piece
+        attribute's is kept by ``_piece_changed``)."""
         support = self.machine._native
         column = support.place_column.get(name)
         if column is not None:
@@ -1097,13 +1088,28 @@ class GameState:
         """Write a piece attribute whose value changes from ``old``: the cell, the piece's
         stamp and the native column, each write logged while an action may fail (one
         call for what the generated code of a ``set`` would otherwise do in three)."""
-        column = self._piece_column(name)
-        if self._undo is not None:
-            self._undo.append((column, index, old))
+        # ``_piece_column``, ``_stamp`` and the native column in line: about two
+        # attribute writes a Cortés step, each three calls fewer.
+        column = (self.piece_attrs[name] if self._pieces_shared is False
+                  else self._piece_column(name))
+        if self._stamps_shared:
+            self._own_stamps()
+        stamps = self.stamps
+        undo = self._undo
+        if undo is not None:
+            undo.append((column, index, old))
+            undo.append((stamps, 1 + index, stamps[1 + index]))
         column[index] = value
-        self._stamp(1 + index)
+        stamps[1 + index] = tick()
         if self.native is not None:
-            self._native_piece(name, index, value)
+            native_column = self.machine._native.piece_column.get(name)
+            if native_column is not None:
+                if self._native_shared:
+                    self._own_native()
+                cells, at = self.native.pieces, native_column[0] * len(self.where) + index
+                if undo is not None:
+                    undo.append((cells, at, cells[at]))
+                cells[at] = column_cell(value, native_column[1])
 
     def _write_place(self, name: str, index: int, value: Any) -> None:
         old = self.place_attrs[name][index]
@@ -1365,6 +1371,13 @@ class GameState:
 
     def apply_chance(self) -> Action:
         """At a chance node, draw an outcome with the state's seeded generator and apply it."""
+        number = self._chance_id()
+        self.apply(number)
+        return self.machine.space.action(number)
+
+    def _chance_id(self) -> int:
+        """At a chance node, the id of an outcome drawn with the state's seeded generator
+        (the generator moves on)."""
         # The outcomes are not listed: that would build and sort every one of them.
         nothing_due = IllegalActionError("roll", [(None, "no chance event is due")])
         pending = self._pending()
@@ -1372,6 +1385,7 @@ class GameState:
             raise nothing_due
         op, ins, frame = pending
         kernels = self.machine.backend.rng
+        kinds = self.machine.space.kinds
         if op == ROLL:
             dice = ins[2](self, frame[2])
             if not isinstance(dice, Dice):
@@ -1381,20 +1395,16 @@ class GameState:
             if dice.faces is None:
                 self.rng_state, total = kernels.roll_dice(self.rng_state, dice.count,
                                                           dice.sides)
-                action = self.machine.space.action(
-                    self.machine.space.kinds["roll"].encode((total,)))
-            else:
-                self.rng_state, i = kernels.below(self.rng_state, len(dice.faces))
-                action = self.machine.space.action(
-                    self.machine.space.kinds["roll"].encode((dice.faces[i],)))
-        else:
-            outcomes = self.chance_outcomes()
-            if not outcomes:
-                raise nothing_due
-            self.rng_state, i = kernels.below(self.rng_state, len(outcomes))
-            action = outcomes[i][0]
-        self.apply(action)
-        return action
+                return kinds["roll"].encode((total,))
+            self.rng_state, i = kernels.below(self.rng_state, len(dice.faces))
+            return kinds["roll"].encode((dice.faces[i],))
+        # The outcomes of ``chance_outcomes()``, in the same order: by action id.
+        ids = sorted(kinds["draw"].encode((p,)) for p in self._draw_pool(ins, frame))
+        if not ids:
+            raise nothing_due
+        self.rng_state, i = kernels.below(self.rng_state, len(ids))
+        drawn: int = ids[i]
+        return drawn
 
     def random_playout(self, seed: int, max_actions: int | None = None) -> int:
         """Play uniformly random legal actions until the game ends (a rollout).
@@ -1403,13 +1413,22 @@ class GameState:
         drawn from a generator seeded by ``seed`` (SplitMix64, the same on
         every machine); chance events are resolved by the game's own dice, as
         ``apply_chance()`` does. Stops after ``max_actions`` actions if given.
-        The same state, seed and limit always give the same game.
+        The same state, seed and limit always give the same game, the game
+        ``apply()`` would play with the same actions.
+
+        A playout is one change: if it fails, the state is left as it was
+        before it (not after the last action that succeeded). So the actions
+        inside it run without what ``apply()`` does to leave the state as it
+        was when one action fails: no snapshot, no log of the writes made in
+        place, no copy of the procedures' frames, once per action. (One
+        snapshot is taken when the playout starts.)
 
         Returns:
             How many actions were applied (decisions and chance events).
 
         Raises:
-            RulesRuntimeError: a decision offers no legal action.
+            RulesRuntimeError: a decision offers no legal action, or a rule
+                cannot be evaluated; the state is left as it was.
         """
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise CortesRulesError(f"a seed is a whole number, not {seed!r}")
@@ -1418,19 +1437,42 @@ class GameState:
             raise CortesRulesError(f"max_actions is a whole number of at least 0, "
                                    f"not {max_actions!r}")
         below = self.machine.backend.rng.below
+        decode = self.machine.space.decode
         chooser = seed & 0xFFFF_FFFF_FFFF_FFFF
         taken = 0
-        while not self.terminal and (max_actions is None or taken < max_actions):
-            if self.is_chance_node():
-                self.apply_chance()
-            else:
-                ids = self.legal_action_ids()
-                if not ids:
-                    raise RulesRuntimeError(f"no legal action for {self.current_player} in "
-                                            f"phase {self.phase}")
-                chooser, i = below(chooser, len(ids))
-                self.apply(ids[i])
-            taken += 1
+        # Everything this state holds is shared with the snapshot from here on,
+        # so the first write to each array copies it, once for the whole playout;
+        # the frames are copied now, and then written in place.
+        start = self.clone()
+        self.stack = [[f[0], f[1], f[2].copy()] for f in self.stack]
+        try:
+            while not self.terminal and (max_actions is None or taken < max_actions):
+                if self.is_chance_node():
+                    number = self._chance_id()
+                else:
+                    ids = self.legal_action_ids()
+                    if not ids:
+                        raise RulesRuntimeError(f"no legal action for {self.current_player} "
+                                                f"in phase {self.phase}")
+                    chooser, i = below(chooser, len(ids))
+                    number = ids[i]
+                kind, values = decode(number)
+                option: OptionSpec | None
+                found = self._listed(kind, number, values)
+                if found is not None:
+                    option, scratch = found
+                else:
+                    reasons, option, scratch = self._reasons(kind, values)
+                    if reasons:   # listed as legal, refused: the rulebook contradicts itself
+                        raise IllegalActionError(self.machine.space.action(number), reasons)
+                self._carry_out(kind, values, number, option, scratch)
+                taken += 1
+        except CortesRulesError:
+            self._restore(start)
+            raise
+        except RecursionError:
+            self._restore(start)
+            raise RulesRuntimeError("the rules call procedures too deeply") from None
         return taken
 
     # ------------------------------------------------------------ applying
@@ -1465,20 +1507,10 @@ class GameState:
         if owned != _SHARING_ALL:
             mine.update(zip(_SHARING, owned, strict=True))
             self._undo = undo = []
-        # The legal actions of the position left were listed: the next decision's
-        # will most likely be asked for too, so _check_live lists them all at once.
-        self._lists = self._legal is not None
-        self._legal = None
-        log_before = self._log
         # The frames are shared with every clone (the snapshot too): run on copies.
         self.stack = [[f[0], f[1], f[2].copy()] for f in self.stack]
         try:
-            self._resume(kind, values, option, scratch)
-            # (action, earlier history, the log as the action found it): the
-            # log lines after that point are the action's rule trail.
-            self._history = (space.action(number), self._history, log_before)
-            self._run()
-            self._check_endings()
+            self._carry_out(kind, values, number, option, scratch)
         except CortesRulesError:
             self._roll_back(snapshot, undo)
             raise
@@ -1487,6 +1519,22 @@ class GameState:
             raise RulesRuntimeError("the rules call procedures too deeply") from None
         finally:
             self._undo = None
+
+    def _carry_out(self, kind: Kind, values: tuple[Any, ...], number: int,
+                 option: OptionSpec | None, scratch: dict[str, Any]) -> None:
+        """Run a legal action (found by ``_listed()`` or ``_reasons()``) to the next
+        decision, on frames this state owns: the history, the rule trail, the ends."""
+        # The legal actions of the position left were listed: the next decision's
+        # will most likely be asked for too, so _check_live lists them all at once.
+        self._lists = self._legal is not None
+        self._legal = None
+        log_before = self._log
+        self._resume(kind, values, option, scratch)
+        # (action, earlier history, the log as the action found it): the log
+        # lines after that point are the action's rule trail.
+        self._history = (self.machine.space.action(number), self._history, log_before)
+        self._run()
+        self._check_endings()
 
     def _roll_back(self, snapshot: GameState, undo: list[tuple[Any, Any, Any]] | None
                    ) -> None:

@@ -9,11 +9,14 @@ same game; a limit is kept.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cortes_rules
+from cortes_rules.engine.rng import below
 from tests.strategies import seeds, setups
 
 
@@ -32,6 +35,20 @@ def test_a_rollout_is_legal_repeatable_and_limited(book, seed, chooser, setup, l
     for action in first.history:
         replayed.apply(action)
     assert [str(e) for e in replayed.log] == [str(e) for e in first.log]
+    # The playout's actions skip apply()'s snapshots, not its effects: the same
+    # choices made through the public API give the very same state, the dice's
+    # generator included.
+    stepped = book.new_game(seed=seed, setup=setup, turn_limit=2)
+    state = chooser & 0xFFFF_FFFF_FFFF_FFFF
+    while not stepped.is_terminal() and len(stepped.history) < limit:
+        if stepped.is_chance_node():
+            stepped.apply_chance()
+        else:
+            ids = stepped.legal_action_ids()
+            state, i = below(state, len(ids))
+            stepped.apply(ids[i])
+    assert stepped.to_notation() == first.to_notation()
+    assert stepped.same_position(first) and stepped.rng_state == first.rng_state
 
 
 @pytest.mark.rule("4.1")
@@ -48,3 +65,34 @@ def test_bad_rollout_arguments_are_refused(book, seed, limit):
     with pytest.raises(cortes_rules.CortesRulesError):
         state.random_playout(seed, max_actions=limit)
     assert state.history == []
+
+
+_RACE = Path(__file__).resolve().parents[1] / "fixtures" / "good" / "minimal.rules"
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+@pytest.mark.parametrize("seed", range(6))
+def test_a_playout_that_fails_leaves_the_state_as_it_was(tmp_path, seed):
+    # A runner's second walk runs into a broken rule (before it could reach the
+    # goal), so every playout fails sooner or later. Its actions run without
+    # apply()'s per-action snapshot: the failure takes the state back to where
+    # the playout started, not to the action before the failure.
+    text = _RACE.read_text(encoding="utf-8")
+    old = "        set runner.walked = runner.walked + 1\n"
+    assert old in text
+    path = tmp_path / "race.rules"
+    path.write_text(text.replace(old, old + '        if runner.walked == 2 { fail "worn out" }\n'),
+                    encoding="utf-8")
+    state = cortes_rules.load(path).new_game(seed=1, setup="standard")
+    state.apply("rest")
+
+    def seen(state):
+        return (state.positions(), [str(a) for a in state.history],
+                [str(e) for e in state.log], state.current_player, state.legal_action_ids())
+
+    before = seen(state)
+    with pytest.raises(cortes_rules.RulesRuntimeError, match="worn out"):
+        state.random_playout(seed)
+    assert seen(state) == before
+    state.apply("rest")          # and play goes on from there
+    assert len(state.history) == 2
