@@ -16,6 +16,7 @@ answers where the generated code takes a short cut:
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 import cortes_rules
 from cortes_rules.dsl import ir
 from cortes_rules.dsl.parse import parse_expression
-from cortes_rules.engine import procedures
+from cortes_rules.engine import codegen, procedures
 from cortes_rules.engine.log import _cited_rules, _template
 from cortes_rules.rule_numbers import rule_key
 from minimal_book import minimal_with
@@ -454,3 +455,37 @@ def test_a_generated_set_writes_exactly_when_the_interpreters_would(old, new, al
     changes = eval(procedures._changes("old", "new"),  # noqa: S307 - our own test source
                    {"_SCALARS": _SCALARS, "old": old, "new": new})
     assert bool(changes) is (not _same(old, new))
+
+
+@pytest.mark.rule("10.7")
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=12))
+def test_idle_passes_are_left_out_and_the_code_runs_as_before(blocks):
+    # A scope's placeholder `pass` is left out of generated code where its block
+    # has another statement (one bytecode fewer each time the block runs); a
+    # block with nothing else keeps it. Built here: `if`/`else` blocks, each
+    # branch opening with a placeholder, the `if` with a statement of its own
+    # or not, the next block inside the `else` or after it.
+    lines = ["def f(x):", "    n = []"]
+    depth = 1
+    for inside, filled in blocks:
+        pad = "    " * depth
+        lines += [f"{pad}if x > {len(lines)}:", f"{pad}    pass"]
+        if filled:
+            lines.append(f"{pad}    n.append({len(lines)})")
+        lines += [f"{pad}else:", f"{pad}    pass"]
+        depth += inside
+    lines.append("    return n")
+    kept = codegen._without_idle_passes(lines)
+    dropped = Counter(lines) - Counter(kept)
+    assert all(line.strip() == "pass" for line in dropped)
+    assert len(lines) - len(kept) >= sum(filled for _, filled in blocks)
+    for i, line in enumerate(kept[:-1]):   # no pass left beside a statement of its block
+        if line.strip() == "pass":
+            assert len(kept[i + 1]) - len(kept[i + 1].lstrip()) < len(line) - len(line.lstrip())
+    results = []
+    for source in (lines, kept):
+        scope: dict = {}
+        exec(compile("\n".join(source) + "\n", "<test>", "exec"), scope)  # noqa: S102
+        results.append([scope["f"](x) for x in (-1, 5, 1000)])
+    assert results[0] == results[1]
