@@ -217,6 +217,11 @@ _ENTITIES = (Piece, Place, Player)
 _RATIONALS = (int, Fraction)
 
 
+_ORDERED: dict[int, tuple[frozenset[Any], tuple[Any, ...]]] = {}
+"""Frozensets put in the canonical order, by identity (the set is kept, so its id is
+not reused while the entry stands)."""
+
+
 def _as_iterable(value: Any) -> Iterable[Any]:
     """The items of a collection in the order the rules visit them.
 
@@ -227,6 +232,18 @@ def _as_iterable(value: Any) -> Iterable[Any]:
     """
     if isinstance(value, _SEQUENCES):
         return value
+    if type(value) is frozenset:
+        # Most sets visited are static (a place's terrain, a hexside's features):
+        # each is put in order once, found again by identity (never by equality,
+        # which would take frozenset({1}) for frozenset({True})).
+        known = _ORDERED.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        ordered = tuple(sorted(value, key=_order_key))
+        if len(_ORDERED) >= 4096:
+            _ORDERED.clear()
+        _ORDERED[id(value)] = (value, ordered)
+        return ordered
     if isinstance(value, _SETS):
         return sorted(value, key=_order_key)
     if isinstance(value, Dice):
