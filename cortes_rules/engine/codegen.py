@@ -1218,9 +1218,13 @@ class _Gen:
         self.pop()
         return t
 
-    def forbids(self, kind: str, ctx: _Ctx, refuse: str) -> None:
-        """Emit the forbid clauses of a kind in order; ``refuse`` runs when one holds."""
+    def forbids(self, kind: str, ctx: _Ctx, refuse: str,
+                which: Callable[[ir.Expr], bool] | None = None) -> None:
+        """Emit the forbid clauses of a kind in order (those whose condition ``which``
+        takes, if given); ``refuse`` runs when one holds."""
         for _, cond, permits in self.fast.clauses(kind):
+            if which is not None and not which(cond):
+                continue
             held = self.x(cond, ctx)
             self.w(f"if {held}:")
             self.push()
@@ -1732,6 +1736,10 @@ class FastCompiler:
         clean = self.reads_in_order(option)
         cached = self.caching and clean and len(option.params) >= 2
         gen.caches = cached
+        gates = self._gates(option) if cached and self.cache_levels == 1 else set()
+        gate = self._gate(option, gates) if gates else None
+        if gate is None:
+            gates = set()   # no gate: every clause is tested with each candidate
         locs: dict[str, _Local] = {}
         for n in dict.fromkeys(names):
             var = self.fresh("o_" + _IDENT.sub("_", n))
@@ -1748,7 +1756,7 @@ class FastCompiler:
             domain = gen.x(param.domain, ctx)
             var = locs[param.name].var
             if cached and i < self.cache_levels:
-                self._cached_loop_head(gen, var, domain, i + 1)
+                self._cached_loop_head(gen, var, domain, i + 1, gate)
             else:
                 gen.loop(var, domain)
             ctx = ctx.bind(**{param.name: _Local(var, True, gen.depth)})
@@ -1763,7 +1771,8 @@ class FastCompiler:
             ctx = ctx.bind(**{bname: _Local(var, True, gen.level_of(expr, ctx))})
         if option.where is not None:
             gen.w(f"if not {gen.x(option.where, ctx)}: break")
-        gen.forbids(option.kind, ctx, "break")
+        gen.forbids(option.kind, ctx, "break",
+                    (lambda cond: id(cond) not in gates) if gates else None)
         gen.w(f"{ok} = True")
         gen.w("break")
         gen.pop()
@@ -1777,7 +1786,8 @@ class FastCompiler:
         gen.w(f"if {ok}:")
         gen.push()
         gen.w(f"out.append({number})")
-        gen.w("if stop: return")
+        if gate is None:    # (else the unit's ids are kept only once the gate lets them)
+            gen.w("if stop: return")
         gen.pop()
         if cached:
             # Close the loops, innermost first; keep what each iteration found.
@@ -1789,6 +1799,12 @@ class FastCompiler:
                 gen.end_loop()
             for k in range(levels, 0, -1):
                 gen.w(f"if not RX{k}: ENTRIES{k}[EK{k}] = _entry(s, RS{k}, out, MARK{k})")
+                if gate is not None:
+                    unit = locs[option.params[0].name].var
+                    gen.w(f"if len(out) > MARK{k} and {gate}(s, env, ({unit},)): "
+                          f"del out[MARK{k}:]")
+                    # As without a gate, a listing that stops gives the first id only.
+                    gen.w(f"if stop and len(out) > MARK{k}: del out[MARK{k} + 1:]; return")
                 if k > 1:
                     gen.w(f"RS{k - 1}.extend(RS{k})")
                     gen.w(f"if RX{k}: RX{k - 1} = True")
@@ -1804,10 +1820,57 @@ class FastCompiler:
                         option.span)
         return fn  # type: ignore[no-any-return]
 
-    def _cached_loop_head(self, gen: _Gen, var: str, domain: str, k: int) -> None:
+    def _gates(self, option: ir.Option) -> set[int]:
+        """The forbid clauses on an option's kind that read, of the option's parameters
+        and bindings, the first parameter alone (by the id of their condition): the
+        *gates*, which refuse all of a unit's candidates or none.
+
+        In Grands Stratèges, "no other unit moves while the unit moving now shares
+        its hex" (II.6, ``mover``) reads a game value that every move writes. Tested
+        with each candidate, it made every unit's cached candidates stale at every
+        move; tested once per unit, on the candidates the other clauses keep (the
+        cached ones), it leaves them standing. The same ids come out: a gate refuses
+        every candidate of a unit or none. A gate that fails is tested only for a
+        unit with candidates that pass every other clause, for which the reference
+        reaches it too (and a failure makes the caller run the reference).
+        """
+        first = option.params[0].name
+        others = {p.name for p in option.params[1:]} | {n for n, _ in option.bindings}
+        if first in others:
+            return set()
+        found = set()
+        for _, cond, permits in self.clauses(option.kind):
+            names: set[str] = set()
+            for node in (cond, *permits):
+                names |= self.purity.scan(node, frozenset(), True)[1]
+            if not names & others:
+                found.add(id(cond))
+        return found
+
+    def _gate(self, option: ir.Option, gates: set[int]) -> str | None:
+        """``gate(s, env, (unit,))``, a constant: whether a gate (``_gates``) refuses the
+        unit, its clauses tested as the enumeration would, in order; None when its
+        code cannot be generated (the clauses then stay with each candidate)."""
+        gen = _Gen(self, indent=1)
+        first = option.params[0].name
+        var = self.fresh("o_" + _IDENT.sub("_", first))
+        gen.w(f"{var} = values[0]")
+        ctx = _Ctx(True, {first: _Local(var, True)})
+        try:
+            gen.forbids(option.kind, ctx, "return True", lambda cond: id(cond) in gates)
+            gen.w("return False")
+            fn = self.build(self.fresh("gate"), "s, env, values", gen.finish(), gen,
+                            option.span)
+        except _Unsupported:
+            return None
+        return self.const(fn)
+
+    def _cached_loop_head(self, gen: _Gen, var: str, domain: str, k: int,
+                          gate: str | None = None) -> None:
         """A loop of a cached enumeration (the ``k``-th, from the outside): reuse an
         iteration's ids while the stamps of everything it read are unchanged; else run
-        it, noting what it reads (and telling the loops around it)."""
+        it, noting what it reads (and telling the loops around it). With a ``gate``
+        (``_gate``, outermost loop only), the ids kept are those the gate lets by."""
         gen.w(f"for {var} in {domain}:")
         gen.push()
         own = f"{var} if type({var}) in _PLAIN_KEYS else memo_key({var})"
@@ -1819,6 +1882,8 @@ class FastCompiler:
             gen.w(f"RS{k - 1}.extend(E[3])")
         gen.w("if E[2]:")
         gen.push()
+        if gate is not None:
+            gen.w(f"if {gate}(s, env, ({var},)): continue")
         gen.w("out.extend(E[2])")
         gen.w("if stop: return")
         gen.pop()

@@ -28,7 +28,7 @@ from cortes_rules.dsl.parse import parse_expression
 from cortes_rules.engine import codegen, procedures
 from cortes_rules.engine.log import _cited_rules, _template
 from cortes_rules.rule_numbers import rule_key
-from minimal_book import minimal_with
+from minimal_book import MINIMAL, minimal_with
 
 BY_SIDE = [
     "list(u in pieces where u.side == side)",
@@ -489,3 +489,62 @@ def test_idle_passes_are_left_out_and_the_code_runs_as_before(blocks):
         exec(compile("\n".join(source) + "\n", "<test>", "exec"), scope)  # noqa: S102
         results.append([scope["f"](x) for x in (-1, 5, 1000)])
     assert results[0] == results[1]
+
+
+_TIRED = '''
+rule 9.1 "A tired runner" {
+  summary "The runner named tired does not walk."
+  value tired: piece = none "the runner that may not walk"
+  forbid walk when runner == tired
+}
+'''
+
+
+@pytest.mark.rule("9.1", rulebook="minimal")
+@pytest.mark.parametrize("seed", range(4))
+def test_a_clause_reading_only_the_unit_and_a_value_gates_the_units_kept_ids(tmp_path, seed):
+    """A forbid clause that reads, of an option's names, only its first parameter
+    (here the runner, and a game value) is tested once per runner, on the ids the
+    other clauses keep, so that a write to the value leaves those ids standing.
+    The listings equal those worked out afresh every time, as the value changes
+    under ids kept from before, and a runner's ids go when it is the one tired."""
+    path = tmp_path / "tired.rules"
+    path.write_text(MINIMAL.read_text(encoding="utf-8") + _TIRED, encoding="utf-8")
+    # The reference backend: on the compiled one the clause machine lists `walk`.
+    books = [cortes_rules.load(path, backend="python") for _ in range(2)]
+    books[1]._machine.fast.caching = False       # before any code is generated
+    # The gate on ids worked out afresh (red's first listing), then on ids kept.
+    first = books[0].new_game(seed=seed, setup="standard")
+    first.set_value("tired", "R")
+    assert [str(a) for a in first.legal_actions()] == ["rest"]
+    first.set_value("tired", None)
+    assert len(first.legal_actions()) > 1
+    first.set_value("tired", "R")
+    assert [str(a) for a in first.legal_actions()] == ["rest"]
+    choices = random.Random(seed)
+    gated = kept = 0
+    games = [book.new_game(seed=seed, setup="standard") for book in books]
+    tired = None
+    for _ in range(80):
+        if games[0].is_terminal():
+            assert games[0].to_notation() == games[1].to_notation()
+            games = [book.new_game(seed=seed, setup="standard") for book in books]
+            tired = None
+        # First the ids listed as the last action ended (worked out then, with
+        # the value as it is), then those once the value changes under them.
+        for change in (False, True):
+            if change:
+                tired = choices.choice([None, "R", "B"])
+                for game in games:
+                    game.set_value("tired", tired)
+            ids = games[0].legal_action_ids()
+            assert ids == games[1].legal_action_ids()
+            walks = [a for a in games[0].legal_actions() if a.kind == "walk"]
+            assert all(a.args[0] != tired for a in walks)
+            gated += tired == games[0].current_player[0].upper()
+        kept = max(kept, sum(len(entries) for entries in games[0]._ecache.values()))
+        choice = choices.choice(ids)
+        for game in games:
+            game.apply(choice)
+    assert gated > 0 and kept > 0       # runners were tired, and ids were kept
+    assert games[0].to_notation() == games[1].to_notation()
