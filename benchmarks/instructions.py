@@ -9,9 +9,11 @@ the difference per unit of work.
 
     python benchmarks/instructions.py [--steps N] [--seeds K] [--odds N] [--warm]
                                       [--backend compiled] [--backend python]
+                                      [--rulebook cortes|grands_strateges]
 
 - steps: ``--seeds`` seeded random games of the Cortés historical set-up
-  (veteran preset), ``--steps`` steps each, through the public API exactly
+  (veteran preset), or of Grands Stratèges scenario III with ``--rulebook
+  grands_strateges``, ``--steps`` steps each, through the public API exactly
   as ``run.py`` plays them; printed per step. The interpreter generates the
   code of a clause when first run, so the count includes that one-time
   work; with ``--warm`` both runs first play as many games on other seeds,
@@ -42,8 +44,12 @@ import sys
 sys.path.insert(0, {benchmarks!r})
 import run as R
 import cortes_rules
-book = cortes_rules.load("cortes", options="veteran", backend={backend!r})
-new_game = {{"setup": "historical", "turn_limit": 10}}
+if {rulebook!r} == "cortes":
+    book = cortes_rules.load("cortes", options="veteran", backend={backend!r})
+    new_game = {{"setup": "historical", "turn_limit": 10}}
+else:
+    book = cortes_rules.load("grands_strateges", scenario="III", backend={backend!r})
+    new_game = {{}}
 if {what!r} == "odds":
     battle = R.battle_at_resolve(book, new_game)
     R.odds_ms(battle, book)   # generates the battle's code, in both runs
@@ -63,7 +69,7 @@ def instructions(what: str, count: int, backend: str, args: argparse.Namespace) 
     """The instructions valgrind counts for the workload run ``count`` times (0: the load only):
     a batch of games for steps, one distribution for odds."""
     source = WORKLOAD.format(benchmarks=str(HERE), what=what, count=count, backend=backend,
-                             seeds=args.seeds, steps=args.steps,
+                             rulebook=args.rulebook, seeds=args.seeds, steps=args.steps,
                              warm=args.seeds if args.warm else 0)
     env = dict(os.environ, PYTHONHASHSEED="0")
     # valgrind follows no exec: give it the interpreter itself, not a launcher script.
@@ -87,6 +93,9 @@ def main(argv: list[str] | None = None) -> None:
                              "the count per step leaves out most one-time code generation")
     parser.add_argument("--backend", action="append", choices=("compiled", "python"),
                         help="the backend to count (repeat to count both; default compiled)")
+    parser.add_argument("--rulebook", choices=("cortes", "grands_strateges"), default="cortes",
+                        help="steps of Cortés (default) or of Grands Stratèges scenario III "
+                             "(which has no attack distribution counted)")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
@@ -94,19 +103,22 @@ def main(argv: list[str] | None = None) -> None:
     # Fill the load cache first (natively): a run that found it stale would
     # count a cold compilation that its load-only partner does not.
     subprocess.run([sys.executable, "-c", WORKLOAD.format(
-        benchmarks=str(HERE), what="steps", count=0, backend="python", seeds=0, steps=0,
-        warm=0)],
+        benchmarks=str(HERE), what="steps", count=0, backend="python", rulebook=args.rulebook,
+        seeds=0, steps=0, warm=0)],
         check=True)
     print(f"checkout: {HERE.parent}")
     per: dict[str, float] = {}
     for backend in args.backend or ["compiled"]:
         per[backend] = (instructions("steps", 1, backend, args)
                         - instructions("steps", 0, backend, args)) / steps
-        per_odds = (instructions("odds", args.odds, backend, args)
-                    - instructions("odds", 0, backend, args)) / args.odds
-        print(f"{backend}: instructions per step (Cortés historical, {steps} steps): "
+        game = "Cortés historical" if args.rulebook == "cortes" else "Grands Stratèges III"
+        print(f"{backend}: instructions per step ({game}, {steps} steps): "
               f"{per[backend]:,.0f}")
-        print(f"{backend}: instructions per attack distribution ({args.odds}): {per_odds:,.0f}")
+        if args.rulebook == "cortes":
+            per_odds = (instructions("odds", args.odds, backend, args)
+                        - instructions("odds", 0, backend, args)) / args.odds
+            print(f"{backend}: instructions per attack distribution ({args.odds}): "
+                  f"{per_odds:,.0f}")
     if len(per) == 2:
         print(f"reference / compiled, per step: {per['python'] / per['compiled']:.3f}")
 
