@@ -155,6 +155,14 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
 
 
+def _sequence(value: Any) -> Any:
+    """A value that must be a tuple or a list (a place's pieces), else a failure: the
+    generated code's caller then runs the reference, which says what is wrong."""
+    if type(value) is tuple or type(value) is list:
+        return value
+    raise TypeError(f"not a list of pieces: {value!r}")
+
+
 def _first_item(c: Any, *d: Any) -> Any:
     if type(c) is tuple:    # most often a hook's contributions
         return c[0] if c else d[0] if d else None
@@ -443,6 +451,9 @@ class _Gen:
         # A root expression function (see FastCompiler._root): one evaluation, with
         # every variable read from env where it starts; the same holds for it.
         self.rooted = False
+        # Expressions and locals known to hold a tuple or a list (a place's pieces),
+        # which a comprehension goes through without testing their type.
+        self.sequences: set[str] = set()
 
     def expression(self, node: ir.Expr, locs: dict[str, str]) -> str:
         """One evaluation of an expression, in code that also changes the state.
@@ -545,6 +556,8 @@ class _Gen:
             return expr
         t = self.tmp()
         self.w(f"{t} = {expr}")
+        if expr in self.sequences:
+            self.sequences.add(t)
         return t
 
     def envvar(self, name: str) -> str:
@@ -920,10 +933,16 @@ class _Gen:
         fast = self.fast
         getter = self.k(fast.ref.getter(name))
         owners = fast.owners_of(name)
+        # A place's own pieces are a tuple (the state's occupants); anything else the
+        # reference's getter gives there fails (not a list: ``_sequence``).
+        pieces = name == "pieces" and owners == ["place"] \
+            and "pieces" not in fast.ref.place_attributes \
+            and ("place", "pieces") not in fast.ref._derived_decls
+        fallback = f"_sequence({getter}(s, {obj}))" if pieces else f"{getter}(s, {obj})"
         if not ctx.trail and not self.recording:
             # One conditional expression, when every owner's read is one.
             mark = len(self.lines), self.ind
-            inline = f"{getter}(s, {obj})"
+            inline = fallback
             for owner in reversed(owners):
                 cls = {"piece": "Piece", "place": "Place", "player": "Player"}[owner]
                 read = self.owned_attr(owner, name, obj, ctx)
@@ -933,6 +952,8 @@ class _Gen:
                     break
                 inline = f"({read} if type({obj}) is {cls} else {inline})"
             else:
+                if pieces:
+                    self.sequences.add(inline)
                 return inline
         t = self.tmp()
         word = "if"
@@ -950,8 +971,10 @@ class _Gen:
         self.w("else:")
         self.push()
         self.rec("unknown")
-        self.w(f"{t} = {getter}(s, {obj})")
+        self.w(f"{t} = {fallback}")
         self.pop()
+        if pieces:
+            self.sequences.add(t)
         return t
 
     def owned_attr(self, owner: str, name: str, obj: str, ctx: _Ctx) -> str:
@@ -1295,7 +1318,8 @@ class _Gen:
         """Python source of what a comprehension goes through: ``domain`` itself when it
         is a list or tuple, else the reference's order of it (a set sorted). A
         constant (every piece, the hexes, a table's rows) is settled here, once."""
-        if _CONSTANT.fullmatch(domain) and type(self.fast.ns.get(domain)) in _ITERABLE:
+        if _CONSTANT.fullmatch(domain) and type(self.fast.ns.get(domain)) in _ITERABLE \
+                or domain in self.sequences:
             return domain
         return f"{domain} if type({domain}) in _ITERABLE else _as_iterable({domain})"
 
@@ -1491,7 +1515,8 @@ class FastCompiler:
             "_divide": divide_values, "_absorb": _absorb, "_order_key": _order_key,
             "_rule_key": rule_key, "_truth": _truth, "_as_iterable": _as_iterable,
             "_ITERABLE": _ITERABLE, "_hexside": hexside, "_is_number": _is_number,
-            "_first_item": _first_item, "_unknown": _unknown, "format_value": format_value,
+            "_first_item": _first_item, "_sequence": _sequence, "_unknown": _unknown,
+            "format_value": format_value,
             "_fallback": _fallback, "TrailKept": TrailKept, "_entry": _entry,
             "_become": _become,
         }

@@ -548,3 +548,29 @@ def test_a_clause_reading_only_the_unit_and_a_value_gates_the_units_kept_ids(tmp
             game.apply(choice)
     assert gated > 0 and kept > 0       # runners were tired, and ids were kept
     assert games[0].to_notation() == games[1].to_notation()
+
+
+@pytest.mark.rule("6.2")
+@settings(max_examples=40, deadline=None)
+@given(kind=st.sampled_from(["place", "piece", "none", "number", "player"]),
+       index=st.integers(0, 104), text=st.sampled_from([
+           "list(u for u in x.pieces where u.side != none)",
+           "count(u in x.pieces where u.steps > 0)",
+           "any(u in x.pieces where u.side == side)"]))
+def test_a_places_pieces_are_gone_through_as_a_tuple_and_anything_else_fails(
+        state, kind, index, text):
+    # A place's pieces are a tuple, gone through without a test of their type;
+    # `.pieces` of anything else is what the reference makes of it (a failure).
+    world = state.machine.world
+    x = {"place": world.places[index % len(world.places)], "piece": world.pieces[index],
+         "none": None, "number": index, "player": world.seats[index % 2]}[kind]
+    env = {"x": x, "side": world.seats[0]}
+    node = parse_expression(text)
+    machine = state.machine
+    reference = machine.compiler.expr(node, None)
+    if kind == "place":
+        assert machine.fast_expr(node, "")(state, dict(env)) == reference(state, dict(env))
+        return
+    for fn in (machine.fast_expr(node, ""), reference):
+        with pytest.raises(cortes_rules.CortesRulesError):
+            fn(state, dict(env))
