@@ -1521,7 +1521,7 @@ class GameState:
             self._undo = None
 
     def _carry_out(self, kind: Kind, values: tuple[Any, ...], number: int,
-                 option: OptionSpec | None, scratch: dict[str, Any]) -> None:
+                   option: OptionSpec | None, scratch: dict[str, Any]) -> None:
         """Run a legal action (found by ``_listed()`` or ``_reasons()``) to the next
         decision, on frames this state owns: the history, the rule trail, the ends."""
         # The legal actions of the position left were listed: the next decision's
