@@ -66,6 +66,7 @@ from .compile import (
     format_value,
     index_value,
     is_test,
+    remembered,
 )
 from .bound_names import names_bound
 from .rewrites import ListSplitter
@@ -96,11 +97,7 @@ def memo_key(value: Any) -> Any:
         known = _FROZEN.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        key = _memo_key(value, kind)
-        if len(_FROZEN) > 4096:
-            _FROZEN.clear()
-        _FROZEN[id(value)] = (value, key)
-        return key
+        return remembered(_FROZEN, value, _memo_key(value, kind))
     return _memo_key(value, kind)
 
 

@@ -218,8 +218,23 @@ _RATIONALS = (int, Fraction)
 
 
 _ORDERED: dict[int, tuple[frozenset[Any], tuple[Any, ...]]] = {}
-"""Frozensets put in the canonical order, by identity (the set is kept, so its id is
-not reused while the entry stands)."""
+"""Frozensets put in the canonical order, by identity (``remembered``)."""
+IDENTITY_LIMIT = 4096
+"""The most entries a cache by identity keeps (``remembered``)."""
+
+
+def remembered(cache: dict[int, tuple[Any, Any]], value: Any, result: Any) -> Any:
+    """Keep ``result`` for ``value`` in a cache by identity and return it.
+
+    The cache is keyed by ``id(value)`` and keeps the value itself beside the
+    result, so the id is not reused while the entry stands; a reader checks
+    ``entry[0] is value``. (By equality, ``frozenset({1})`` would be taken for
+    ``frozenset({True})``.) A full cache is emptied first.
+    """
+    if len(cache) >= IDENTITY_LIMIT:
+        cache.clear()
+    cache[id(value)] = (value, result)
+    return result
 
 
 def _as_iterable(value: Any) -> Iterable[Any]:
@@ -234,15 +249,12 @@ def _as_iterable(value: Any) -> Iterable[Any]:
         return value
     if type(value) is frozenset:
         # Most sets visited are static (a place's terrain, a hexside's features):
-        # each is put in order once, found again by identity (never by equality,
-        # which would take frozenset({1}) for frozenset({True})).
+        # each is put in order once, found again by identity.
         known = _ORDERED.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        ordered = tuple(sorted(value, key=_order_key))
-        if len(_ORDERED) >= 4096:
-            _ORDERED.clear()
-        _ORDERED[id(value)] = (value, ordered)
+        ordered: tuple[Any, ...] = remembered(_ORDERED, value,
+                                              tuple(sorted(value, key=_order_key)))
         return ordered
     if isinstance(value, _SETS):
         return sorted(value, key=_order_key)

@@ -1457,14 +1457,7 @@ class GameState:
                     chooser, i = below(chooser, len(ids))
                     number = ids[i]
                 kind, values = decode(number)
-                option: OptionSpec | None
-                found = self._listed(kind, number, values)
-                if found is not None:
-                    option, scratch = found
-                else:
-                    reasons, option, scratch = self._reasons(kind, values)
-                    if reasons:   # listed as legal, refused: the rulebook contradicts itself
-                        raise IllegalActionError(self.machine.space.action(number), reasons)
+                option, scratch = self._admitted(kind, values, number)
                 self._carry_out(kind, values, number, option, scratch)
                 taken += 1
         except CortesRulesError:
@@ -1485,16 +1478,8 @@ class GameState:
                 that forbid it, and the state is left unchanged.
             RulesRuntimeError: a rule cannot be evaluated; the state is left unchanged.
         """
-        space = self.machine.space
         kind, values, number = self._identify(action)
-        found = self._listed(kind, number, values)
-        option: OptionSpec | None
-        if found is not None:
-            option, scratch = found
-        else:
-            reasons, option, scratch = self._reasons(kind, values)
-            if reasons:
-                raise IllegalActionError(space.action(number), reasons)
+        option, scratch = self._admitted(kind, values, number)
         # What this state owns (its arrays, columns, values, native state) is written
         # in place, each write logged to be undone if the action fails, rather than
         # copied at its first write; what it shares with a clone is still copied.
@@ -1519,6 +1504,22 @@ class GameState:
             raise RulesRuntimeError("the rules call procedures too deeply") from None
         finally:
             self._undo = None
+
+    def _admitted(self, kind: Kind, values: tuple[Any, ...], number: int
+                  ) -> tuple[OptionSpec | None, dict[str, Any]]:
+        """The option and bindings of a legal action: as listed just before
+        (``_listed()``), else as ``_reasons()`` finds them.
+
+        Raises:
+            IllegalActionError: the action is illegal here (the rules that forbid it).
+        """
+        found = self._listed(kind, number, values)
+        if found is not None:
+            return found
+        reasons, option, scratch = self._reasons(kind, values)
+        if reasons:
+            raise IllegalActionError(self.machine.space.action(number), reasons)
+        return option, scratch
 
     def _carry_out(self, kind: Kind, values: tuple[Any, ...], number: int,
                    option: OptionSpec | None, scratch: dict[str, Any]) -> None:
