@@ -10,7 +10,6 @@ variable still shadows a declaration of the same name.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -20,24 +19,17 @@ from cortes_rules.engine.bound_names import ENGINE_NAMES, names_bound, procedure
 from cortes_rules.dsl import ir
 from cortes_rules.dsl.parse import parse_expression
 from minimal_book import MINIMAL
+from tests.backends.differential import random_positions
 
 CARDS = Path(__file__).resolve().parents[1] / "fixtures" / "core" / "cards.rules"
 
 
 def _variables_seen(book: cortes_rules.Rulebook, seed: int, steps: int, **new_game) -> set[str]:
     """Every variable any frame holds at the decisions and chance events of a seeded game."""
-    state = book.new_game(seed=seed, **new_game)
-    rng = random.Random(seed)
     seen: set[str] = set()
-    for _ in range(steps):
+    for _, state, _ in random_positions(book, seed, steps, new_game):
         for _proc, _pc, env in state.stack:
             seen.update(name for name in env if not name.startswith("$"))
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.apply_chance()
-        else:
-            state.apply(rng.choice(state.legal_action_ids()))
     return seen
 
 
