@@ -9,14 +9,13 @@
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from .dsl import ir
 from .dsl.diagnostics import Diagnostic
+from .engine import collector
 from .engine.actions import Action
 from .engine.backend import select as select_backend
 from .engine.machine import GameState, Machine, Outcome
@@ -353,7 +352,7 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
         _check_static(program, machine)
         built.append((program, machine))
 
-    with _collector_paused():
+    with collector.paused():
         program, warnings = compile_rulebook(name_or_path, options=options, replace=replace,
                                              readings=readings, scenario=scenario,
                                              every_reading=every_reading, verify=verify)
@@ -361,27 +360,6 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
         if machine is None:
             machine = Machine(program, select_backend(backend))
         return Rulebook._checked(program, warnings, machine)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Hold Python's cyclic garbage collector off for the duration of a load.
-
-    A load builds some tens of thousands of objects that live as long as the
-    rulebook (its IR, read from the cache or parsed, and the closures compiled
-    from it). Each batch of new objects triggers a collection, and each older
-    generation's collection walks everything built so far, which cost a
-    quarter of a cached load. Reference counting still frees what the load
-    drops; cycles it drops wait for the first collection after it. The
-    collector is switched back on only if it was on.
-    """
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def backend(choice: str | None = None) -> str:

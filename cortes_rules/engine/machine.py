@@ -31,6 +31,7 @@ from ..errors import CortesRulesError, IllegalActionError, NotationError, StartE
 from ..rule_numbers import rule_key
 from .backend import Backend, select
 from .bound_names import procedure_variables
+from . import collector
 from .bytecode import column_cell
 from .actions import Action
 from .codegen import FastCompiler
@@ -1423,6 +1424,11 @@ class GameState:
         place, no copy of the procedures' frames, once per action. (One
         snapshot is taken when the playout starts.)
 
+        Python's cyclic garbage collector is held off while the playout runs
+        and given back as it was, as ``load`` does (``engine/collector.py``):
+        its full collections walk everything the rulebook holds, and were
+        about a sixth of a Cortés playout.
+
         Returns:
             How many actions were applied (decisions and chance events).
 
@@ -1445,27 +1451,28 @@ class GameState:
         # the frames are copied now, and then written in place.
         start = self.clone()
         self.stack = [[f[0], f[1], f[2].copy()] for f in self.stack]
-        try:
-            while not self.terminal and (max_actions is None or taken < max_actions):
-                if self.is_chance_node():
-                    number = self._chance_id()
-                else:
-                    ids = self.legal_action_ids()
-                    if not ids:
-                        raise RulesRuntimeError(f"no legal action for {self.current_player} "
-                                                f"in phase {self.phase}")
-                    chooser, i = below(chooser, len(ids))
-                    number = ids[i]
-                kind, values = decode(number)
-                option, scratch = self._admitted(kind, values, number)
-                self._carry_out(kind, values, number, option, scratch)
-                taken += 1
-        except CortesRulesError:
-            self._restore(start)
-            raise
-        except RecursionError:
-            self._restore(start)
-            raise RulesRuntimeError("the rules call procedures too deeply") from None
+        with collector.paused():   # engine/collector.py: a playout leaves no cycle
+            try:
+                while not self.terminal and (max_actions is None or taken < max_actions):
+                    if self.is_chance_node():
+                        number = self._chance_id()
+                    else:
+                        ids = self.legal_action_ids()
+                        if not ids:
+                            raise RulesRuntimeError(f"no legal action for {self.current_player} "
+                                                    f"in phase {self.phase}")
+                        chooser, i = below(chooser, len(ids))
+                        number = ids[i]
+                    kind, values = decode(number)
+                    option, scratch = self._admitted(kind, values, number)
+                    self._carry_out(kind, values, number, option, scratch)
+                    taken += 1
+            except CortesRulesError:
+                self._restore(start)
+                raise
+            except RecursionError:
+                self._restore(start)
+                raise RulesRuntimeError("the rules call procedures too deeply") from None
         return taken
 
     # ------------------------------------------------------------ applying

@@ -96,3 +96,41 @@ def test_a_playout_that_fails_leaves_the_state_as_it_was(tmp_path, seed):
     assert seen(state) == before
     state.apply("rest")          # and play goes on from there
     assert len(state.history) == 2
+
+
+@pytest.mark.rule("4.1")
+@pytest.mark.parametrize("collector_on", [True, False])
+def test_a_playout_leaves_the_garbage_collector_as_it_found_it(book, collector_on):
+    # The playout holds the cyclic collector off while it plays (a full
+    # collection walks every object the rulebook holds) and gives it back as it
+    # was, also when the playout fails.
+    import gc
+
+    from cortes_rules.engine.machine import GameState
+
+    was = gc.isenabled()
+    seen: list[bool] = []
+    real = GameState.legal_action_ids
+
+    def spy(self):
+        seen.append(gc.isenabled())
+        return real(self)
+
+    try:
+        (gc.enable if collector_on else gc.disable)()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(GameState, "legal_action_ids", spy)
+            state = book.new_game(seed=3, setup="demo", turn_limit=1)
+            assert state.random_playout(5, max_actions=20) == 20
+            assert seen and not any(seen)
+            assert gc.isenabled() is collector_on
+
+            def broken(self):
+                raise cortes_rules.RulesRuntimeError("broken on purpose")
+
+            patch.setattr(GameState, "legal_action_ids", broken)
+            with pytest.raises(cortes_rules.RulesRuntimeError, match="on purpose"):
+                state.random_playout(5)
+            assert gc.isenabled() is collector_on
+    finally:
+        (gc.enable if was else gc.disable)()
