@@ -912,6 +912,33 @@ cdef class ClauseMachine:
         return self._filter(ops, params, items, board, piece_values, place_values,
                             values, False)
 
+    def filter_objects(self, const int64_t[:] ops, params, objects, wanted,
+                       bint pieces, Board board, const int64_t[:] piece_values,
+                       const int64_t[:] place_values, values=()):
+        """``filter_items`` over a list or tuple of pieces (``pieces``) or places,
+        each of the class ``wanted``: a list of those the condition holds for, in
+        their order, or None (an object of another class or outside the
+        numbering, or ``UNKNOWN`` for any)."""
+        cdef Py_ssize_t i, n = len(objects)
+        cdef int64_t index, limit = self.n_pieces if pieces else self.n_places
+        indices = array("q", bytes(8 * n)) if n else array("q", [0])
+        cdef int64_t[:] view = indices
+        for i in range(n):
+            value = objects[i]
+            if type(value) is not wanted:
+                return None
+            index = value.index
+            if not 0 <= index < limit:
+                return None
+            view[i] = index
+        if n == 0:
+            return []
+        found = self._filter(ops, params, view, board, piece_values, place_values,
+                             values, pieces)
+        if found is None:
+            return None
+        return [objects[i] for i in found]
+
     cdef object _filter(self, const int64_t[:] ops, params, const int64_t[:] items,
                         Board board, const int64_t[:] piece_values,
                         const int64_t[:] place_values, values, bint pieces):

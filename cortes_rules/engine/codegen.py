@@ -81,6 +81,9 @@ MAX_INLINE = 24        # nesting of expanded functions, hooks and derived attrib
 MAX_INDENT = 60        # deeper code is left to the reference closures
 _ITERABLE = (tuple, list)   # visited as they are; sets go through _as_iterable (sorted)
 _CONSTANT = re.compile(r"K[0-9]+")   # the name of a constant of the generated code (const())
+NATIVE_ITEMS = 8
+"""The fewest items a comprehension over a list of pieces or places hands to the clause
+machine (``_Gen.native_items``): for fewer, calling it costs more than testing them."""
 _PLAIN_KEYS = frozenset({Piece, Place, Player, str, int, type(None), Dice, Table, object})
 _LEAVES = (ir.IntLit, ir.BoolLit, ir.NoneLit, ir.StrLit, ir.Name)
 
@@ -1292,10 +1295,30 @@ class _Gen:
         variables read from ``env``; any other name it reads is a declaration the
         clause machine resolves itself, so the filter runs only when ``env`` does
         not hold that name."""
-        hook, where, binder = self.fast.native_filter, node.where, node.binder
-        if hook is None or where is None or binder is None or self.recording or ctx.trail \
-                or not isinstance(node.domain, ir.Name) or node.domain.id != "pieces" \
+        hook = self.fast.native_filter
+        if hook is None or not isinstance(node.domain, ir.Name) or node.domain.id != "pieces" \
                 or "pieces" in ctx.locs or self.fast.resolve("pieces")[0] != "const":
+            return None
+        everything = self.k(self.fast.world.pieces)
+        same = [] if domain == everything else [f"{domain} is {everything}"]
+        return self._native_filter(hook, node, ctx, "", same)
+
+    def native_items(self, node: ir.Call, ctx: _Ctx, items: str) -> str | None:
+        """``native_pieces`` for a comprehension over any list of at least
+        ``NATIVE_ITEMS`` pieces or places, the local ``items`` (what it goes
+        through, in order; ``FastCompiler.native_item_filter``)."""
+        hook = self.fast.native_item_filter
+        if hook is None:
+            return None
+        return self._native_filter(hook, node, ctx, f"{items}, ",
+                                   [f"len({items}) >= {NATIVE_ITEMS}"])
+
+    def _native_filter(self, hook: Any, node: ir.Call, ctx: _Ctx, first: str,
+                       tests: list[str]) -> str | None:
+        # The call of a native filter's function (``first``: its arguments before the
+        # variables' values), made when ``tests`` hold, into a new local.
+        where, binder = node.where, node.binder
+        if where is None or binder is None or self.recording or ctx.trail:
             return None
         free = sorted(free_names(where, frozenset((binder,))))
         variables = self.fast.machine.variables
@@ -1303,11 +1326,10 @@ class _Gen:
         values = [ctx.locs[n].var if n in ctx.locs else self.envvar(n) for n in slots]
         guards = [f"{self.envvar(n)} is MISS" for n in free
                   if n not in slots and ctx.env and n in self.fast.env_names]
-        everything = self.k(self.fast.world.pieces)
         found = self.tmp("native")
-        listed = f"{self.k(hook(where, binder, slots))}(s, ({''.join(v + ', ' for v in values)}))"
-        same = [] if domain == everything else [f"{domain} is {everything}"]
-        test = " and ".join(["s.drawn is None", *same, *guards])
+        listed = (f"{self.k(hook(where, binder, slots))}"
+                  f"(s, {first}({''.join(v + ', ' for v in values)}))")
+        test = " and ".join(["s.drawn is None", *tests, *guards])
         self.w(f"{found} = {listed} if {test} else None")
         return found
 
@@ -1340,7 +1362,12 @@ class _Gen:
                 self.w(f"if {items} is None: {items} = {self.iterated(domain)}")
         else:
             self.w(f"{items} = {self.iterated(domain)}")
-        native = self.native_pieces(node, ctx, domain) if name != "all" else None
+        native = None
+        if name != "all":
+            native = self.native_pieces(node, ctx, domain)
+            if native is None and side is None and name != "any":
+                # (``any`` stops at the first item that holds; the machine tests all.)
+                native = self.native_items(node, ctx, items)
         if native is not None:
             self.w(f"if {native} is not None: {items} = {native}")
         var = self.fast.fresh("b_" + _IDENT.sub("_", binder))
@@ -1472,6 +1499,9 @@ class FastCompiler:
         # gives a function listing the pieces ``u`` that ``C`` holds for, or None
         # (``native.PieceFilter``).
         self.native_filter: Callable[[ir.Expr, str, tuple[str, ...]], Any] | None = None
+        # The same, ``native_item_filter(C, t, names)``, for a list of pieces or places
+        # (``native.ItemFilter``): its function takes the items too.
+        self.native_item_filter: Callable[[ir.Expr, str, tuple[str, ...]], Any] | None = None
         self._program = program
         self.purity = Purity(self)
         self.splitter = ListSplitter(ref.functions)

@@ -147,6 +147,7 @@ class Machine:
         self.regions = True
         if self._native_capable():
             self.fast.native_filter = self.piece_filter
+            self.fast.native_item_filter = self.item_filter
         self.space = ActionSpace(world, program)
         # The compiled backend's native tables and clause machine, made with the
         # first game (see native.py); None on the reference interpreter.
@@ -287,6 +288,13 @@ class Machine:
         from .native import PieceFilter
 
         return PieceFilter(self, condition, binder, names).run
+
+    def item_filter(self, condition: ir.Expr, binder: str, names: tuple[str, ...]) -> Any:
+        """``native.ItemFilter.run`` for a comprehension's filter over a list of pieces
+        or places (the generated code calls it only on the compiled backend)."""
+        from .native import ItemFilter
+
+        return ItemFilter(self, condition, binder, names).run
 
     def item_scan(self, st: ir.ForEach) -> Any:
         """For a filtered ``for each`` whose body changes nothing but the loop

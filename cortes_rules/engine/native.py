@@ -545,19 +545,11 @@ def native_condition(machine: Any, node: ir.Expr, generated: Any) -> Any:
 _UNCOMPILED: Any = object()
 
 
-class PieceFilter:
-    """A comprehension's filter over all the pieces, run by the clause machine.
-
-    For ``C`` in ``list(u for u in pieces where C)`` (and ``count``, ``any`` and
-    the other reducers) the generated code asks ``run(s, values)`` first,
-    ``values`` being those of the variables ``C`` reads (``names``, in slots 1
-    and up, the piece tested in slot 0). It answers the pieces ``C`` holds
-    for, in piece order, or None: a value that is no piece, place or player,
-    a condition that does not compile, or ``UNKNOWN`` for any piece (the
-    generated loop then tests each piece itself, and fails where the
-    interpreter fails). A filter that has answered None every time of its
-    first ``GIVE_UP`` calls stops trying.
-    """
+class _Filter:
+    """What the clause machine's filters of comprehensions share: the condition
+    compiled by the types of the values it is given, and a count of the calls it
+    answered and missed (one that has missed every time of its first
+    ``GIVE_UP`` calls stops trying)."""
 
     GIVE_UP = 16
     __slots__ = ("machine", "condition", "binder", "names", "codes", "misses", "hits")
@@ -568,6 +560,50 @@ class PieceFilter:
             machine, condition, binder, names
         self.codes: dict[tuple[str, ...], bc.Code | None] = {}
         self.misses = self.hits = 0
+
+    def _code(self, support: Any, item: str, values: tuple[Any, ...]
+              ) -> tuple[bc.Code | None, list[int]]:
+        """The condition compiled with its item (of type ``item``) in slot 0 and the
+        variables after it, typed by ``values`` (kept by types); with their indices.
+        No code for a value that is no piece, place or player."""
+        if len(values) != len(self.names):
+            return None, []
+        types = [item]
+        params = []
+        for value in values:
+            kind = TYPES.get(type(value))
+            if kind is None:
+                return None, []
+            types.append(kind)
+            params.append(value.index)
+        key = tuple(types)
+        code = self.codes.get(key, _UNCOMPILED)
+        if code is _UNCOMPILED:
+            code = support.compiler.compile(
+                "", self.condition, [(self.binder, item), *zip(self.names, key[1:],
+                                                                strict=True)])
+            code = self.codes[key] = code if code is not None and self._worth(code) else None
+        return code, params
+
+    def _worth(self, code: bc.Code) -> bool:
+        """Whether to run this compiled condition rather than the generated code."""
+        return True
+
+
+class PieceFilter(_Filter):
+    """A comprehension's filter over all the pieces, run by the clause machine.
+
+    For ``C`` in ``list(u for u in pieces where C)`` (and ``count``, ``any`` and
+    the other reducers) the generated code asks ``run(s, values)`` first,
+    ``values`` being those of the variables ``C`` reads (``names``, in slots 1
+    and up, the piece tested in slot 0). It answers the pieces ``C`` holds
+    for, in piece order, or None: a value that is no piece, place or player,
+    a condition that does not compile, or ``UNKNOWN`` for any piece (the
+    generated loop then tests each piece itself, and fails where the
+    interpreter fails).
+    """
+
+    __slots__ = ()
 
     def run(self, s: Any, values: tuple[Any, ...]) -> tuple[Any, ...] | None:
         if self.misses >= self.GIVE_UP and not self.hits:
@@ -582,21 +618,9 @@ class PieceFilter:
 
     def _found(self, s: Any, values: tuple[Any, ...]) -> list[int] | None:
         support = self.machine.native_support()
-        if support is None or len(values) != len(self.names):
+        if support is None:
             return None
-        types = []
-        params = []
-        for value in values:
-            kind = TYPES.get(type(value))
-            if kind is None:
-                return None
-            types.append(kind)
-            params.append(value.index)
-        key = tuple(types)
-        code = self.codes.get(key, _UNCOMPILED)
-        if code is _UNCOMPILED:
-            code = self.codes[key] = support.compiler.compile(
-                "", self.condition, [(self.binder, "piece"), *zip(self.names, key, strict=True)])
+        code, params = self._code(support, "piece", values)
         if code is None:
             return None
         if s.native is None:
@@ -606,6 +630,51 @@ class PieceFilter:
         found: list[int] | None = support.clauses.filter_pieces(
             code.ops, params, native.board, native.pieces, native.places, cells)
         return found
+
+
+class ItemFilter(_Filter):
+    """A comprehension's filter over a list of pieces or places, run by the clause machine.
+
+    For ``C`` in ``list(t for t in D where C)`` (and the other reducers but
+    ``all``), ``D`` any list or tuple of pieces or of places (the redeployment's
+    targets of 10.12, say), the generated code asks ``run(s, items, values)``
+    first: the items of ``D``, in the order it visits them, that ``C`` holds for,
+    or None, as ``PieceFilter.run`` answers. Only a condition whose code
+    goes through a list of its own (``QUANTIFY``) is run here: a shorter one
+    is as fast as generated code, which also skips the call and the
+    conversion of the items; such a condition counts as a miss.
+    """
+
+    __slots__ = ()
+
+    def run(self, s: Any, items: Any, values: tuple[Any, ...]) -> list[Any] | None:
+        if self.misses >= self.GIVE_UP and not self.hits or not items \
+                or type(items) not in (tuple, list):
+            return None
+        support = self.machine.native_support()
+        wanted = type(items[0])
+        item = TYPES.get(wanted)
+        if support is None or item not in ("piece", "place"):
+            return None
+        code, params = self._code(support, item, values)
+        if code is None:
+            self.misses += 1
+            return None
+        if s.native is None:
+            s._native_rebuild()
+        native = s.native
+        cells = bc.value_cells(code.values, s) if code.values else ()
+        kept: list[Any] | None = support.clauses.filter_objects(
+            code.ops, params, items, wanted, item == "piece", native.board, native.pieces,
+            native.places, cells)
+        if kept is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return kept
+
+    def _worth(self, code: bc.Code) -> bool:
+        return bc.QUANTIFY in code.ops[::2]
 
 
 def _compiled_for(support: Any, node: ir.Expr, first: tuple[str, str] | None,

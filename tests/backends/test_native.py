@@ -29,7 +29,8 @@ from cortes_rules.engine import fold
 from cortes_rules.engine.board import NONE
 from cortes_rules.engine.domains import free_names
 from cortes_rules.engine.procedures import CHOOSE, SEALED
-from cortes_rules.engine.native import NativeItems, NativePairs, native_condition, quantifies
+from cortes_rules.engine.native import (ItemFilter, NativeItems, NativePairs, native_condition,
+                                        quantifies)
 from differential import random_positions
 
 core = pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")
@@ -608,6 +609,45 @@ def test_10_5_filters_over_all_the_pieces_list_what_the_interpreter_lists(
     assert compared > 1000, compared
     # Many answered natively (a filter that never compiles soon stops trying).
     assert answered >= 1000, (answered, compared)
+
+
+@pytest.mark.rule("10.12")
+def test_10_12_filters_over_lists_of_places_keep_what_the_interpreter_keeps(monkeypatch):
+    # The hexes open to a unit recovered from the dead pile (10.12: the
+    # redeployment targets where the stacking limits allow it) and every other
+    # comprehension over a list of pieces or places whose condition goes
+    # through a list of its own: whenever the clause machine answers
+    # (native.ItemFilter, which generated code asks first), it keeps the items
+    # the interpreter's condition holds for, in their order, duplicates too.
+    machine_of: list = []
+    answered: list[int] = [0, 0]
+    wrong: list[str] = []   # (generated code falls back on the reference if a call raises)
+    real = ItemFilter.run
+
+    def checked(self, s, items, values):
+        kept = real(self, s, items, values)
+        answered[1] += 1
+        if kept is not None:
+            answered[0] += 1
+            reference = machine_of[0].compiler.expr(self.condition, "")
+            env = dict(zip(self.names, values, strict=True))
+            expected = []
+            for item in items:
+                env[self.binder] = item
+                if reference(s, env):
+                    expected.append(item)
+            if kept != expected:
+                wrong.append(render(self.condition))
+        return kept
+
+    monkeypatch.setattr(ItemFilter, "run", checked)
+    book = _compiled("cortes", options=("veteran",))
+    machine_of.append(book._machine)
+    for seed in range(2):
+        for _ in random_positions(book, seed, 1500, {"setup": "historical", "turn_limit": 10}):
+            pass
+    assert not wrong, wrong[:3]
+    assert answered[0] >= 150, answered
 
 
 _ZOC = Path(__file__).resolve().parents[1] / "fixtures" / "core" / "zoc.rules"
