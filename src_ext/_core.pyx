@@ -260,6 +260,8 @@ cdef int64_t LIMIT = 1 << 61
 cdef enum:
     EDGE_COLUMNS = 4     # the edge bindings one clause may read
     OPCODES = 38
+    FILTERED = 5         # bytecode.FILTERED: QUANTIFY over the pieces a filter keeps
+    KEPT_LISTS = 4       # the lists of FILTERED quantifiers one listing keeps
 
 # How many stack entries each opcode reads (bytecode.NEEDS).
 cdef int NEEDS[OPCODES]
@@ -325,6 +327,22 @@ cdef class ClauseMachine:
     cdef Py_ssize_t n_symbols
     cdef Py_ssize_t n_props
     cdef Py_ssize_t n_regions
+    # The pieces each FILTERED quantifier's filter keeps, worked out once per
+    # ``filter_items`` (the filter reads nothing that changes between its items):
+    # KEPT_LISTS lists of up to n_pieces, found by the address of their code.
+    cdef int64_t *kept
+    cdef const int64_t *kept_code[KEPT_LISTS]
+    cdef Py_ssize_t kept_count[KEPT_LISTS]
+    cdef int kept_used
+    cdef bint keeping
+
+    def __cinit__(self, *args, **kwargs):
+        self.kept = NULL
+        self.kept_used = 0
+        self.keeping = False
+
+    def __dealloc__(self):
+        free(self.kept)
 
     def __init__(self, tables):
         self.n_pieces = len(tables.piece_ids)
@@ -353,6 +371,10 @@ cdef class ClauseMachine:
         self.n_symbols = len(tables.symbols)
         self.n_props = len(properties)
         self.n_regions = len(tables.region_names)
+        self.kept = <int64_t *> malloc(sizeof(int64_t) * KEPT_LISTS
+                                       * max(1, self.n_pieces))
+        if self.kept == NULL:
+            raise MemoryError()
 
     cdef inline Py_ssize_t _edge(self, int64_t here, int64_t there) noexcept:
         # The edge from ``here`` to ``there`` in the neighbour rows, or -1.
@@ -682,10 +704,15 @@ cdef class ClauseMachine:
         cdef bint by_side = False
         cdef const int32_t[:] items
         # Its variable takes the next slot: the body reads the slots before it.
-        if arg < 0 or mode > DISTINCT_MORE or domain > 4 or slot != n_slots \
+        if arg < 0 or mode > DISTINCT_MORE or domain > FILTERED or slot != n_slots \
                 or slot >= SLOTS or length > room \
                 or not (domain >= 3 or 0 <= place < self.n_places):
             return UNKNOWN
+        if domain == FILTERED:
+            if mode > ANY_OF or not 0 < place < length:
+                return UNKNOWN
+            return self._filtered(place, mode, body, length, slots, slot, board, attrs,
+                                  values, n_values, columns, n_columns, fill)
         if mode == DISTINCT_NEW:
             n_seen[0] = 0
         if domain == 4:
@@ -736,6 +763,69 @@ cdef class ClauseMachine:
                     found += 1
             if found and mode == ANY_OF and domain != 3:
                 break       # as the interpreter's `any`: the same items, in order
+        if mode == ANY_OF:
+            return found > 0
+        return found
+
+    cdef int64_t _filtered(self, int64_t head, int64_t mode, const int64_t *body,
+                           Py_ssize_t length, int64_t *slots, Py_ssize_t slot,
+                           Board board, const Cells *attrs, int64_t *values,
+                           Py_ssize_t n_values, int64_t **columns, Py_ssize_t n_columns,
+                           object fill) except? -3:
+        # QUANTIFY over FILTERED pieces: the ``head`` instructions of ``body`` are the
+        # filter, run over every piece (UNKNOWN if it answers that for any), the
+        # rest the condition, run over the pieces the filter keeps (``any`` stops
+        # at the first that holds). Within ``filter_items`` the kept pieces are
+        # worked out once, by the first item, and found again by the others.
+        cdef int64_t *kept = NULL
+        cdef Py_ssize_t n_kept = 0, i
+        cdef int64_t found = 0, answer, side = NONE
+        cdef int entry
+        cdef bint mine = False, by_side
+        if self.keeping:
+            for entry in range(self.kept_used):
+                if self.kept_code[entry] == body:
+                    kept = self.kept + entry * max(1, self.n_pieces)
+                    n_kept = self.kept_count[entry]
+                    break
+        try:
+            if kept == NULL:
+                if self.keeping and self.kept_used < KEPT_LISTS:
+                    kept = self.kept + self.kept_used * max(1, self.n_pieces)
+                else:
+                    kept = <int64_t *> malloc(sizeof(int64_t) * max(1, self.n_pieces))
+                    if kept == NULL:
+                        raise MemoryError()
+                    mine = True
+                by_side = self._side_first(body, head, slot, slots, slot, &side)
+                for i in range(self.n_pieces):
+                    if by_side and self.side[i] != side:
+                        continue
+                    slots[slot] = i
+                    answer = self._run(body, head, slots, slot + 1, board, attrs,
+                                       values, n_values, columns, n_columns, fill)
+                    if answer == UNKNOWN:
+                        return UNKNOWN
+                    if answer:
+                        kept[n_kept] = i
+                        n_kept += 1
+                if not mine:
+                    self.kept_code[self.kept_used] = body
+                    self.kept_count[self.kept_used] = n_kept
+                    self.kept_used += 1
+            for i in range(n_kept):
+                slots[slot] = kept[i]
+                answer = self._run(body + 2 * head, length - head, slots, slot + 1,
+                                   board, attrs, values, n_values, columns, n_columns,
+                                   fill)
+                if answer == UNKNOWN:
+                    return UNKNOWN
+                found += answer != 0
+                if found and mode == ANY_OF:
+                    break
+        finally:
+            if mine:
+                free(kept)
         if mode == ANY_OF:
             return found > 0
         return found
@@ -962,17 +1052,25 @@ cdef class ClauseMachine:
             columns[i] = NULL
         by_side = pieces and self._side_first(&ops[0], ops.shape[0] // 2, 0, slots,
                                               n_slots, &side)
-        for i in range(items.shape[0]):
-            if by_side and self.side[items[i]] != side:
-                continue
-            slots[0] = items[i]
-            answer = self._run(&ops[0], ops.shape[0] // 2, slots, n_slots, board,
-                               &attrs, cells, len(values), columns,
-                               0, None)
-            if answer == UNKNOWN:
-                return None
-            if answer:
-                found.append(i)
+        # Slots 1 and up hold the same values for every item: the pieces of a
+        # FILTERED quantifier's filter are kept from one item to the next.
+        self.keeping = True
+        self.kept_used = 0
+        try:
+            for i in range(items.shape[0]):
+                if by_side and self.side[items[i]] != side:
+                    continue
+                slots[0] = items[i]
+                answer = self._run(&ops[0], ops.shape[0] // 2, slots, n_slots, board,
+                                   &attrs, cells, len(values), columns,
+                                   0, None)
+                if answer == UNKNOWN:
+                    return None
+                if answer:
+                    found.append(i)
+        finally:
+            self.keeping = False
+            self.kept_used = 0
         return found
 
     cdef int8_t _clauses(self, const int64_t *code, const int64_t *layout,

@@ -97,9 +97,19 @@ DEGREE_LISTS = ("neighbours", "shore")
 SLOTS = 8
 """Parameters and comprehension variables a clause may read (``PARAM``'s slots)."""
 # QUANTIFY: the lists of a place it goes through, and what it gives.
-QUANTIFIED = ("pieces", *DEGREE_LISTS, "all pieces", "one item")
+QUANTIFIED = ("pieces", *DEGREE_LISTS, "all pieces", "one item", "filtered pieces")
 """A place's pieces, neighbours, shore; every piece of the game (the place is
-ignored); or a list of one item, the value on the stack (``[u]``)."""
+ignored); a list of one item, the value on the stack (``[u]``); or the pieces a
+filter keeps (``FILTERED``)."""
+FILTERED = QUANTIFIED.index("filtered pieces")
+"""``any`` or ``count`` of ``C`` over the pieces a filter ``F`` keeps, ``F`` reading
+no variable that changes between the candidates of one listing (``compile``'s
+``fixed_from``): the value on the stack is the length of ``F``'s code, which
+comes first in the body, ``C``'s after it (each ending in ``RETURN``). The
+machine keeps every piece ``F`` holds for (``UNKNOWN`` if it answers that for
+any), as the interpreter builds the whole list, then runs ``C`` over them in
+order; ``any`` stops at the first that holds. The native machine works the list
+out once per listing (``filter_items``)."""
 COUNT_OF, ANY_OF, DISTINCT_NEW, DISTINCT_MORE = 0, 1, 2, 3
 """What QUANTIFY gives: how many items its body holds for; whether any does; how
 many distinct values its body gives (``SKIPPED`` aside) that the clause's set of
@@ -255,12 +265,14 @@ class ClauseCompiler:
         """The comprehension variables in scope: name, slot, type, and the depth of
         ``frames`` at which they are read."""
         self.partial = False
+        self.fixed_from: int | None = None
         self.expanding: set[str] = set()
         """The action kinds whose ``allowed(...)`` is being expanded."""
 
     def compile(self, rule: str, when: ir.Expr, params: Sequence[tuple[str, str]],
                 bindings: Sequence[tuple[str, ir.Expr]] = (),
-                edge_names: Sequence[str] = (), partial: bool = False) -> Code | None:
+                edge_names: Sequence[str] = (), partial: bool = False,
+                fixed_from: int | None = None) -> Code | None:
         """The bytecode of a clause over an action's parameters and an option's bindings.
 
         ``edge_names`` are bindings folded per (piece, edge) (``fold.EdgeBindings``,
@@ -274,8 +286,15 @@ class ClauseCompiler:
         a term of ``and``, ``or`` or ``not`` outside the subset becomes ``ASK``:
         the machine answers ``UNKNOWN`` when it reaches it, and the interpreter
         decides that candidate (None still when nothing else is left).
+
+        ``fixed_from``: the parameters from that slot on hold the same values for
+        every candidate of a listing (``filter_items``: the item is in slot 0,
+        the procedure variables after it), so that a filtered list of every
+        piece reading none of the others compiles as ``FILTERED``, worked out
+        once per listing.
         """
         types = {name: param_type(t) for name, t in params}
+        self.fixed_from = fixed_from
         self.slots = {name: i for i, (name, _) in enumerate(params)}
         self.types = types
         self.bindings = {name: expr for name, expr in bindings if name not in types}
@@ -641,13 +660,26 @@ class ClauseCompiler:
         held_in = len(self.slots) + len({binder[1] for binder in self.binders})
         if held_in >= SLOTS:
             raise Unsupported("too many variables")
+        filtered = bool(filters) and where is not None and element is None \
+            and mode in (ANY_OF, COUNT_OF) and self._fixed(filters)
         outer, partial = self.ops, self.partial
         self.ops, self.partial = [], False      # the body compiles whole, or not at all
         self.binders.append((binder, held_in, kind, len(self.frames)))
         if filters:
             self.binders.append((filters[0], held_in, kind, len(self.frames)))
+        head: list[int] = []
         try:
-            terms = [*filters[1:], *([where] if where is not None else [])]
+            if filtered:
+                # F, then C: each its own code (jumps are relative to its start).
+                assert where is not None
+                self._term(_joined(filters[1:]))
+                self.emit(RETURN)
+                head, self.ops = self.ops, []
+                outer[-1] = len(head) // 2      # the CONST before: F's length
+                listed = FILTERED
+                terms = [where]
+            else:
+                terms = [*filters[1:], *([where] if where is not None else [])]
             if terms:
                 self._term(terms[0] if len(terms) == 1 else _joined(terms))
                 if element is not None:
@@ -657,7 +689,7 @@ class ClauseCompiler:
             if element is not None:
                 self._element(element)
             self.emit(RETURN)
-            body = self.ops
+            body = head + self.ops
         finally:
             self.ops, self.partial = outer, partial
             del self.binders[-1 - bool(filters):]
@@ -665,6 +697,18 @@ class ClauseCompiler:
             raise Unsupported("a long condition")
         self.emit(QUANTIFY, quantify_arg(mode, listed, held_in, len(body) // 2))
         self.ops += body
+
+    def _fixed(self, filters: Sequence[Any]) -> bool:
+        """Whether the filters of a list of every piece (``_quantified``: the name they
+        read the piece as, then the conditions) read no parameter before
+        ``fixed_from``, no binding and no edge binding: the same list for every
+        candidate of a listing."""
+        if self.fixed_from is None or len(filters) < 2:
+            return False
+        from .domains import free_names     # domains.py builds on this module
+        varying = {name for name, at in self.slots.items() if at < self.fixed_from}
+        varying |= set(self.bindings) | set(self.edge_slots)
+        return all(not free_names(f, frozenset((filters[0],))) & varying for f in filters[1:])
 
     def _quantify_parts(self, mode: int, binder: str, parts: Sequence[_Part],
                         where: ir.Expr | None, element: ir.Expr | None = None) -> None:
@@ -1276,15 +1320,40 @@ def _execute(ops: Sequence[int], params: Sequence[int], tables: Tables, board: A
             mode, domain, held_in, length = quantify_parts(arg)
             every = domain == QUANTIFIED.index("all pieces")
             one = domain == QUANTIFIED.index("one item")
+            filtered = domain == FILTERED
             # Its variable takes the next slot: the body reads the slots before it.
-            if arg < 0 or not (every or one or 0 <= place < n_places) or mode > DISTINCT_MORE \
-                    or domain >= len(QUANTIFIED) or held_in != len(params) \
-                    or held_in >= SLOTS or pc + length > end:
+            if arg < 0 or not (every or one or filtered or 0 <= place < n_places) \
+                    or mode > DISTINCT_MORE or domain >= len(QUANTIFIED) \
+                    or held_in != len(params) or held_in >= SLOTS or pc + length > end \
+                    or filtered and (mode > ANY_OF or not 0 < place < length):
                 return UNKNOWN
             body = ops[2 * pc:2 * (pc + length)]
             pc += length
             inner = [*params, NONE]
             found = 0
+            if filtered:
+                # F over every piece (the whole list, as the interpreter builds it),
+                # then C over the pieces it keeps, `any` stopping at the first.
+                kept = []
+                for item in range(n_pieces):
+                    inner[held_in] = item
+                    answer = _execute(body[:2 * place], inner, tables, board, piece_values,
+                                      place_values, values, edges)
+                    if answer == UNKNOWN:
+                        return UNKNOWN
+                    if answer:
+                        kept.append(item)
+                for item in kept:
+                    inner[held_in] = item
+                    answer = _execute(body[2 * place:], inner, tables, board, piece_values,
+                                      place_values, values, edges)
+                    if answer == UNKNOWN:
+                        return UNKNOWN
+                    found += answer != 0
+                    if found and mode == ANY_OF:
+                        break
+                stack.append(int(found > 0) if mode == ANY_OF else found)
+                continue
             if mode == DISTINCT_NEW:
                 seen.clear()
             # The items in the interpreter's order: one it would fail on makes

@@ -387,22 +387,20 @@ class NativeItems:
         self.hits += 1
         items = _sequence(self.domain(s, env))
         cls, positions = self.cls, self.positions
-        indices = array("q")
-        for value in items:
-            if type(value) is not cls or positions[value.index] == NONE:
-                return False
-            indices.append(value.index)
         native = s.native
         values = bc.value_cells(code.values, s) if code.values else ()
-        found = self.support.clauses.filter_items(code.ops, params, indices, native.board,
-                                                  native.pieces, native.places, values)
-        if found is None:
+        kept = self.support.clauses.filter_objects(code.ops, params, items, cls, cls is Piece,
+                                                   native.board, native.pieces, native.places,
+                                                   values)
+        if kept is None:
+            return False
+        # An item the test keeps that has no place in the action's numbering: the
+        # generated enumerator says what is wrong.
+        ids = [positions[value.index] for value in (kept[:1] if stop else kept)]
+        if NONE in ids:
             return False
         base = self.base
-        for i in found:
-            out.append(base + positions[indices[i]])
-            if stop:
-                break
+        out.extend([base + position for position in ids])
         return True
 
 
@@ -581,7 +579,8 @@ class _Filter:
         if code is _UNCOMPILED:
             code = support.compiler.compile(
                 "", self.condition, [(self.binder, item), *zip(self.names, key[1:],
-                                                                strict=True)])
+                                                                strict=True)],
+                fixed_from=1)
             code = self.codes[key] = code if code is not None and self._worth(code) else None
         return code, params
 
@@ -683,7 +682,11 @@ def _compiled_for(support: Any, node: ir.Expr, first: tuple[str, str] | None,
     """``node`` compiled with ``first`` (a name and type) in slot 0, if given, and the
     variables ``read`` after it, typed by the values ``env`` holds (cached in
     ``codes``); with those values' indices. No code when a variable holds no piece,
-    place or player, or the expression does not compile."""
+    place or player, or the expression does not compile.
+
+    The variables hold the same values for every item one call of the machine
+    tests (``first``), so filtered lists of every piece that read only them are
+    ``FILTERED`` (``ClauseCompiler.compile``'s ``fixed_from``)."""
     params = []
     types = []
     for name in read:
@@ -698,7 +701,7 @@ def _compiled_for(support: Any, node: ir.Expr, first: tuple[str, str] | None,
     if code is _UNCOMPILED:
         head = [first] if first is not None else []
         code = codes[key] = support.compiler.compile(
-            "", node, head + list(zip(read, key, strict=True)))
+            "", node, head + list(zip(read, key, strict=True)), fixed_from=len(head))
     return code, params
 
 

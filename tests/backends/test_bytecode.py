@@ -806,3 +806,67 @@ def test_3_3_allowed_within_its_own_kinds_clauses_stays_with_the_interpreter(tmp
                   if "allowed" in render(decl.when))
     assert compiler.compile("3.3", clause.when, [("unit", "piece"), ("target", "piece")]) \
         is None
+
+
+@pytest.mark.rule("8.4")
+def test_8_4_any_over_a_filtered_list_of_every_piece_is_worked_out_once_per_listing():
+    # A hex may be attacked if any unit of the side may join a battle against
+    # it (8.4: `any(unit in land_units(side) where may_join(unit, target, []))`).
+    # The units of the side are a filter of every piece that reads only `side`,
+    # the same for every hex one listing tests: compiled for such a listing
+    # (`fixed_from=1`, the hex in slot 0) it is FILTERED. Both machines build the
+    # list whole, as the interpreter does, and `any` stops at the first unit that
+    # may join; the native listing keeps the list from one hex to the next. In
+    # every position, each answer is the interpreter's (or UNKNOWN where the
+    # interpreter fails), hex by hex and in one listing of them all.
+    book, tables, columns, _ = _compiled("cortes", ("veteran",))
+    machine = book._machine
+    spec = next(o for p in machine.compiled_procs().values() for ins in p.code
+                if ins[0] == CHOOSE for o in ins[1].options if o.kind == "attack")
+    from cortes_rules.engine.native import NativeItems
+
+    items = NativeItems.build(machine.native_support(), spec) \
+        if machine.native_support() is not None else None
+    decl = spec.decl
+    test = items.test if items is not None else decl.where
+    compiler = bc.ClauseCompiler(machine, tables, columns)
+    params = [(decl.params[0].name, "place"), ("side", "player")]
+    code = compiler.compile("8.4", test, params, fixed_from=1)
+    plain = compiler.compile("8.4", test, params)
+    assert code is not None and plain is not None
+
+    def domains(c):
+        return [bc.QUANTIFIED[bc.quantify_parts(c.ops[i + 1])[1]]
+                for i in range(0, len(c.ops), 2) if c.ops[i] == bc.QUANTIFY]
+
+    assert "filtered pieces" in domains(code) and "filtered pieces" not in domains(plain)
+    reference = machine.compiler.expr(test, "")
+    native = ClauseMachine(tables) if ClauseMachine is not None else None
+    hexes = machine.world.hexes
+    answered = 0
+    for seed in range(2):
+        for step, state, _ in random_positions(book, seed, 400,
+                                               {"setup": "historical", "turn_limit": 10}):
+            if step % 50:
+                continue
+            boards = _boards(state, tables)
+            piece_values, place_values = columns.values(state)
+            cells = bc.value_cells(code.values, state)
+            for side in machine.world.players:
+                expected = [_interpreter(reference, state, {params[0][0]: h, "side": side})
+                            for h in hexes]
+                got = [bc.run(code, [h.index, side.index], tables, boards[0], piece_values,
+                              place_values, cells) for h in hexes]
+                for want, have in zip(expected, got, strict=True):
+                    assert have == want or have == bc.UNKNOWN != want, (want, have)
+                answered += sum(have != bc.UNKNOWN for have in got)
+                if native is None:
+                    continue
+                assert [native.run(code.ops, [h.index, side.index], boards[-1], piece_values,
+                                   place_values, cells) for h in hexes] == got
+                listed = native.filter_items(code.ops, [side.index],
+                                             array("q", [h.index for h in hexes]), boards[-1],
+                                             piece_values, place_values, cells)
+                if bc.UNKNOWN not in got:
+                    assert listed == [i for i, have in enumerate(got) if have == 1]
+    assert answered > 3000, answered
