@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import operator
 import re
 import types
@@ -64,6 +65,7 @@ from .compile import (
     add_values,
     divide_values,
     format_value,
+    in_order,
     index_value,
     is_test,
     remembered,
@@ -1410,8 +1412,8 @@ class _Gen:
             "sum": "_absorb(sum, {})", "max": "_absorb(max, {})", "min": "_absorb(min, {})",
             "distinct": "frozenset({})", "set": "frozenset({})", "list": "tuple({})",
             "first": "({0}[0] if {0} else None)",
-            "union": "frozenset([_x for _p in {} for _x in _p])",
-            "sorted": "tuple(sorted({}, key=_order_key))",
+            "union": "frozenset(_chain({}))",
+            "sorted": "tuple(_in_order({}))",
         }
         if name not in reducers:
             raise _Unsupported(name)
@@ -1540,6 +1542,7 @@ class FastCompiler:
             "_rank": _rank, "_index": index_value, "_is": is_test, "_add": add_values,
             "_SUMMABLE": frozenset((int, str, tuple)),
             "_divide": divide_values, "_absorb": _absorb, "_order_key": _order_key,
+            "_in_order": in_order, "_chain": itertools.chain.from_iterable,
             "_rule_key": rule_key, "_truth": _truth, "_as_iterable": _as_iterable,
             "_ITERABLE": _ITERABLE, "_hexside": hexside, "_is_number": _is_number,
             "_first_item": _first_item, "_sequence": _sequence, "_unknown": _unknown,

@@ -19,6 +19,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable
 from fractions import Fraction
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..core.world import Dice, Piece, Place, Player, Row, Table, World
@@ -89,13 +90,11 @@ def builtin_functions(world: World) -> dict[str, Callable[..., Any]]:
         "floor": lambda x: math.floor(x),
         "ceil": lambda x: math.ceil(x),
         "abs": lambda x: abs(x),
-        "first": lambda c, *d: next(iter(sorted(c, key=_order_key)
-                                         if isinstance(c, frozenset) else c),
+        "first": lambda c, *d: next(iter(in_order(c) if isinstance(c, frozenset) else c),
                                     d[0] if d else None),
-        "sorted": lambda c: tuple(sorted(c, key=_order_key)),
+        "sorted": lambda c: tuple(in_order(c)),
         "set": lambda c: frozenset(c),
-        "list": lambda c: tuple(sorted(c, key=_order_key)) if isinstance(c, frozenset)
-        else tuple(c),
+        "list": lambda c: tuple(in_order(c)) if isinstance(c, frozenset) else tuple(c),
         "adjacent": lambda a, b: world.adjacent(a, b),
         "distance": lambda a, b: world.distance(a, b),
         "sight_lines": lambda a, b: world.sight_lines(a, b),
@@ -106,7 +105,7 @@ def builtin_functions(world: World) -> dict[str, Callable[..., Any]]:
         "join": join_values,
         "rest": lambda c: tuple(c)[1:],
         "subsets": lambda c, k: tuple(itertools.combinations(tuple(c), k)),
-        "union": lambda c: frozenset(x for part in c for x in part),
+        "union": lambda c: frozenset(itertools.chain.from_iterable(c)),
         "is_number": lambda x: isinstance(x, (int, Fraction)) and not isinstance(x, bool),
         "direction": lambda a, b: world.direction(a, b),
         "columns": lambda t: t.columns,
@@ -171,7 +170,7 @@ def _pieces_in(value: Any) -> tuple[Any, ...]:
 
 def join_values(c: Any, sep: str) -> str:
     """``join(c, sep)``: the items' texts between ``sep``; pieces among them stay known."""
-    items = tuple(sorted(c, key=_order_key)) if isinstance(c, frozenset) else tuple(c)
+    items = tuple(in_order(c)) if isinstance(c, frozenset) else tuple(c)
     text = sep.join(format_value(x) for x in items)
     pieces = tuple(x for x in items if isinstance(x, Piece))
     pieces += tuple(p for x in items for p in _pieces_in(x))
@@ -253,11 +252,10 @@ def _as_iterable(value: Any) -> Iterable[Any]:
         known = _ORDERED.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        ordered: tuple[Any, ...] = remembered(_ORDERED, value,
-                                              tuple(sorted(value, key=_order_key)))
+        ordered: tuple[Any, ...] = remembered(_ORDERED, value, tuple(in_order(value)))
         return ordered
     if isinstance(value, _SETS):
-        return sorted(value, key=_order_key)
+        return in_order(value)
     if isinstance(value, Dice):
         return [x for x, _ in dice_outcomes(value)]
     if isinstance(value, Place):
@@ -271,6 +269,28 @@ def _order_key(value: Any) -> Any:
     if isinstance(value, _RATIONALS):
         return (1, value)
     return (2, str(value))
+
+
+_BY_INDEX = attrgetter("index")
+_PLAIN = frozenset((int, bool, Fraction, str))
+
+
+def in_order(values: Iterable[Any]) -> list[Any]:
+    """``sorted(values, key=_order_key)``: the canonical order of a collection.
+
+    Values all of one type go faster: pieces, places or players by index (each
+    index is one value's), numbers or texts by themselves, which is the order
+    the key gives them."""
+    if not isinstance(values, (tuple, list, frozenset, set)):
+        values = tuple(values)
+    kinds = set(map(type, values))
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        if kind in _ENTITIES:
+            return sorted(values, key=_BY_INDEX)
+        if kind in _PLAIN:
+            return sorted(values)
+    return sorted(values, key=_order_key)
 
 
 class Compiler:
@@ -731,8 +751,8 @@ class Compiler:
             "sum": lambda xs: _absorb(sum, xs), "max": lambda xs: _absorb(max, xs),
             "min": lambda xs: _absorb(min, xs), "distinct": frozenset,
             "set": frozenset, "list": tuple, "first": lambda xs: xs[0] if xs else None,
-            "union": lambda xs: frozenset(x for part in xs for x in part),
-            "sorted": lambda xs: tuple(sorted(xs, key=_order_key)),
+            "union": lambda xs: frozenset(itertools.chain.from_iterable(xs)),
+            "sorted": lambda xs: tuple(in_order(xs)),
         }
         if name == "all":
             def every(s: State, env: dict[str, Any]) -> bool:

@@ -40,6 +40,7 @@ from .compile import (
     Fn,
     RulesRuntimeError,
     _order_key,
+    in_order,
     dice_outcomes,
     format_value,
 )
@@ -1757,7 +1758,7 @@ class GameState:
             elif op == FOR_INIT:
                 domain = ins[2](self, env)
                 if isinstance(domain, frozenset):
-                    domain = tuple(sorted(domain, key=_order_key))
+                    domain = in_order(domain)
                 env[ins[1]] = (tuple(domain), 0)
             elif op == SET_VAR:
                 name = ins[1]
