@@ -45,3 +45,31 @@ def test_a_frozen_sets_order_is_kept_by_identity_not_by_equality():
     assert _as_iterable(changing) == [1, 3]
     changing.add(0)                                         # a set is never kept
     assert _as_iterable(changing) == [0, 1, 3]
+
+
+@pytest.mark.rule("10.5")
+def test_the_canonical_order_of_one_kind_of_value_is_the_order_of_the_key():
+    # compile.in_order sorts a collection all of one type (places, pieces,
+    # players, numbers, texts) by index or by value: the order the general key
+    # gives (entities by index, then numbers, then texts), for every mix.
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from cortes_rules.engine.compile import _order_key, in_order
+
+    world = cortes_rules.load("cortes", backend="python")._machine.world
+    entities = st.sampled_from([*world.places[:40], *world.pieces[:40], *world.players])
+    values = st.one_of(entities, st.integers(-5, 5), st.booleans(), st.text(max_size=3),
+                       st.fractions(max_denominator=4))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.one_of(st.lists(values, max_size=12),
+                     st.lists(entities, max_size=12),
+                     st.lists(st.sampled_from(world.places), max_size=30, unique=True),
+                     st.lists(st.integers(), max_size=12),
+                     st.lists(st.text(max_size=3), max_size=12)))
+    def check(items):
+        for shape in (items, tuple(items), frozenset(items)):
+            assert in_order(shape) == sorted(shape, key=_order_key)
+
+    check()
