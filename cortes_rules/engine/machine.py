@@ -1435,8 +1435,8 @@ class GameState:
 
         Python's cyclic garbage collector is held off while the playout runs
         and given back as it was, as ``load`` does (``engine/collector.py``):
-        its full collections walk everything the rulebook holds, and were
-        about a sixth of a Cortés playout.
+        its full collections walk everything the rulebook holds (Cortés
+        playouts ran about 6% faster without them).
 
         Returns:
             How many actions were applied (decisions and chance events).

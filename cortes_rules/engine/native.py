@@ -635,9 +635,10 @@ class ItemFilter(_Filter):
     """A comprehension's filter over a list of pieces or places, run by the clause machine.
 
     For ``C`` in ``list(t for t in D where C)`` (and the other reducers but
-    ``all``), ``D`` any list or tuple of pieces or of places (the redeployment's
-    targets of 10.12, say), the generated code asks ``run(s, items, values)``
-    first: the items of ``D``, in the order it visits them, that ``C`` holds for,
+    ``all`` and ``any``), ``D`` any list or tuple of pieces or of places (the
+    redeployment's targets of 10.12, say), the generated code asks
+    ``run(s, items, values)`` first: the items of ``D``, in the order it visits
+    them, that ``C`` holds for,
     or None, as ``PieceFilter.run`` answers. Only a condition whose code
     goes through a list of its own (``QUANTIFY``) is run here: a shorter one
     is as fast as generated code, which also skips the call and the
@@ -685,8 +686,9 @@ def _compiled_for(support: Any, node: ir.Expr, first: tuple[str, str] | None,
     place or player, or the expression does not compile.
 
     The variables hold the same values for every item one call of the machine
-    tests (``first``), so filtered lists of every piece that read only them are
-    ``FILTERED`` (``ClauseCompiler.compile``'s ``fixed_from``)."""
+    tests (``first``; without one, the code runs once), so filtered lists of
+    every piece that read only them are ``FILTERED`` (``ClauseCompiler.compile``'s
+    ``fixed_from``)."""
     params = []
     types = []
     for name in read:
