@@ -89,13 +89,9 @@ def main(argv: list[str] | None = None) -> None:
         if not n:
             print(f"no step took {args.bytecodes!r}")
             return
-        every = sum(counts.values())
-        print(f"{args.bytecodes}: {every / n:,.0f} Python bytecodes a step ({n} steps, "
-              "not timed)")
-        lines_of = {m.path: m.text.splitlines() for m in book.program.modules}
-        for (filename, function), c in counts.most_common(args.top):
-            print(f"{c / n:10,.1f} {100 * c / every:5.1f}%  "
-                  f"{opcodes.where(book, lines_of, filename, function)}")
+        print(f"{args.bytecodes}: {sum(counts.values()) / n:,.0f} Python bytecodes a step "
+              f"({n} steps, not timed)")
+        opcodes.report(book, counts, n, args.top)
 
 
 if __name__ == "__main__":

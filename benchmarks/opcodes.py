@@ -122,8 +122,15 @@ def main(argv: list[str] | None = None) -> None:
     total = sum(counts.values())
     print(f"{args.rulebook}: {total / units:,.0f} Python bytecodes per {what} "
           f"({units} {what}s)")
+    report(book, counts, units, args.top)
+
+
+def report(book: cortes_rules.Rulebook, counts: collections.Counter[tuple[str, str]],
+           units: int, top: int) -> None:
+    """Print the ``top`` busiest functions: bytecodes per unit of work, share, name."""
+    total = sum(counts.values())
     lines_of = {m.path: m.text.splitlines() for m in book.program.modules}
-    for (filename, function), n in counts.most_common(args.top):
+    for (filename, function), n in counts.most_common(top):
         print(f"{n / units:10,.1f} {100 * n / total:5.1f}%  "
               f"{where(book, lines_of, filename, function)}")
 

@@ -24,6 +24,7 @@ at every step (tests/backends/test_differential.py).
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -564,22 +565,15 @@ class _Filter:
         """The condition compiled with its item (of type ``item``) in slot 0 and the
         variables after it, typed by ``values`` (kept by types); with their indices.
         No code for a value that is no piece, place or player."""
-        if len(values) != len(self.names):
+        typed = _typed(values) if len(values) == len(self.names) else None
+        if typed is None:
             return None, []
-        types = [item]
-        params = []
-        for value in values:
-            kind = TYPES.get(type(value))
-            if kind is None:
-                return None, []
-            types.append(kind)
-            params.append(value.index)
-        key = tuple(types)
+        types, params = typed
+        key = (item, *types)
         code = self.codes.get(key, _UNCOMPILED)
         if code is _UNCOMPILED:
             code = support.compiler.compile(
-                "", self.condition, [(self.binder, item), *zip(self.names, key[1:],
-                                                                strict=True)],
+                "", self.condition, [(self.binder, item), *zip(self.names, types, strict=True)],
                 fixed_from=1)
             code = self.codes[key] = code if code is not None and self._worth(code) else None
         return code, params
@@ -622,10 +616,7 @@ class PieceFilter(_Filter):
         code, params = self._code(support, "piece", values)
         if code is None:
             return None
-        if s.native is None:
-            s._native_rebuild()
-        native = s.native
-        cells = bc.value_cells(code.values, s) if code.values else ()
+        native, cells = _native_of(s, code)
         found: list[int] | None = support.clauses.filter_pieces(
             code.ops, params, native.board, native.pieces, native.places, cells)
         return found
@@ -660,10 +651,7 @@ class ItemFilter(_Filter):
         if code is None:
             self.misses += 1
             return None
-        if s.native is None:
-            s._native_rebuild()
-        native = s.native
-        cells = bc.value_cells(code.values, s) if code.values else ()
+        native, cells = _native_of(s, code)
         kept: list[Any] | None = support.clauses.filter_objects(
             code.ops, params, items, wanted, item == "piece", native.board, native.pieces,
             native.places, cells)
@@ -689,22 +677,38 @@ def _compiled_for(support: Any, node: ir.Expr, first: tuple[str, str] | None,
     tests (``first``; without one, the code runs once), so filtered lists of
     every piece that read only them are ``FILTERED`` (``ClauseCompiler.compile``'s
     ``fixed_from``)."""
-    params = []
-    types = []
-    for name in read:
-        value = env.get(name)
-        kind = TYPES.get(type(value))
-        if kind is None:
-            return None, []
-        types.append(kind)
-        params.append(value.index)
-    key = tuple(types)
+    typed = _typed([env.get(name) for name in read])
+    if typed is None:
+        return None, []
+    key, params = typed
     code = codes.get(key, _UNCOMPILED)
     if code is _UNCOMPILED:
         head = [first] if first is not None else []
         code = codes[key] = support.compiler.compile(
             "", node, head + list(zip(read, key, strict=True)), fixed_from=len(head))
     return code, params
+
+
+def _native_of(s: Any, code: bc.Code) -> tuple[Any, Any]:
+    """A state's native state (built if it has none yet) and the game values ``code``
+    reads, as cells."""
+    if s.native is None:
+        s._native_rebuild()
+    return s.native, bc.value_cells(code.values, s) if code.values else ()
+
+
+def _typed(values: Sequence[Any]) -> tuple[tuple[str, ...], list[int]] | None:
+    """The types of values (``piece``, ``place``, ``player``) and their indices; None
+    when one is of another type."""
+    types = []
+    params = []
+    for value in values:
+        kind = TYPES.get(type(value))
+        if kind is None:
+            return None
+        types.append(kind)
+        params.append(value.index)
+    return tuple(types), params
 
 
 def item_scan(machine: Any, name: str, where: ir.Expr, moves: bool = False) -> Any:
