@@ -90,11 +90,11 @@ def builtin_functions(world: World) -> dict[str, Callable[..., Any]]:
         "floor": lambda x: math.floor(x),
         "ceil": lambda x: math.ceil(x),
         "abs": lambda x: abs(x),
-        "first": lambda c, *d: next(iter(in_order(c) if isinstance(c, frozenset) else c),
+        "first": lambda c, *d: next(iter(_as_iterable(c) if isinstance(c, frozenset) else c),
                                     d[0] if d else None),
         "sorted": lambda c: tuple(in_order(c)),
         "set": lambda c: frozenset(c),
-        "list": lambda c: tuple(in_order(c)) if isinstance(c, frozenset) else tuple(c),
+        "list": lambda c: tuple(_as_iterable(c)) if isinstance(c, frozenset) else tuple(c),
         "adjacent": lambda a, b: world.adjacent(a, b),
         "distance": lambda a, b: world.distance(a, b),
         "sight_lines": lambda a, b: world.sight_lines(a, b),
@@ -170,7 +170,7 @@ def _pieces_in(value: Any) -> tuple[Any, ...]:
 
 def join_values(c: Any, sep: str) -> str:
     """``join(c, sep)``: the items' texts between ``sep``; pieces among them stay known."""
-    items = tuple(in_order(c)) if isinstance(c, frozenset) else tuple(c)
+    items = tuple(_as_iterable(c)) if isinstance(c, frozenset) else tuple(c)
     text = sep.join(format_value(x) for x in items)
     pieces = tuple(x for x in items if isinstance(x, Piece))
     pieces += tuple(p for x in items for p in _pieces_in(x))

@@ -39,8 +39,8 @@ from .compile import (
     Compiler,
     Fn,
     RulesRuntimeError,
+    _as_iterable,
     _order_key,
-    in_order,
     dice_outcomes,
     format_value,
 )
@@ -1758,7 +1758,7 @@ class GameState:
             elif op == FOR_INIT:
                 domain = ins[2](self, env)
                 if isinstance(domain, frozenset):
-                    domain = in_order(domain)
+                    domain = _as_iterable(domain)
                 env[ins[1]] = (tuple(domain), 0)
             elif op == SET_VAR:
                 name = ins[1]

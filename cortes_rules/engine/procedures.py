@@ -588,7 +588,7 @@ class _RegionCompiler:
             "items", "i", "found", "item", "size", "start"))
         self.count()
         d = self.value(st.domain)
-        self.w(f"{items} = tuple(_in_order({d})) if isinstance({d}, frozenset) "
+        self.w(f"{items} = tuple(_as_iterable({d})) if isinstance({d}, frozenset) "
                f"else tuple({d})")
         self.w(f"{i} = 0")
         self.w(f"{size} = len({items})")
