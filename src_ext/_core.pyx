@@ -17,6 +17,9 @@ Kernels:
 - ``clauses``: ``ClauseMachine``, the machine of the forbid-clause bytecode
   of ``engine/bytecode.py`` (whose ``run()`` it must match answer for
   answer), reading the tables, a ``Board`` and the attribute columns.
+- ``frames``: ``FrameRunner``, the loop that runs a game state's procedure
+  frames (``GameState._run`` of ``engine/machine.py`` is its specification),
+  in ``frames.pxi``.
 
 Nothing here knows a game: no rulebook fact is written in this folder.
 """
@@ -29,8 +32,8 @@ from array import array
 
 from cortes_rules.errors import BoardError
 
-ABI = 3
-KERNELS = ("rng", "board", "clauses")
+ABI = 4
+KERNELS = ("rng", "board", "clauses", "frames")
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 
@@ -1117,3 +1120,6 @@ cdef class ClauseMachine:
             if not lifted:
                 return 1
         return 0
+
+
+include "frames.pxi"

@@ -29,6 +29,9 @@ from .board import Board
 
 ENV = "CORTES_RULES_BACKEND"
 CHOICES = ("auto", "compiled", "python")
+# The version of the compiled core's interface this package was written for
+# (``ABI`` in src_ext/_core.pyx): an extension built from other sources is stale.
+ABI = 4
 
 
 class Backend:
@@ -77,7 +80,12 @@ def _load_compiled() -> Backend | None:
         except ImportError as error:
             _import_error = f"the compiled core cannot be imported ({error})"
         else:
-            _compiled = Backend("compiled", core, tuple(core.KERNELS))
+            found = getattr(core, "ABI", None)
+            if found != ABI:
+                _import_error = (f"the compiled core is stale (interface {found}, this "
+                                 f"package needs {ABI}; rebuild it)")
+            else:
+                _compiled = Backend("compiled", core, tuple(core.KERNELS))
     return _compiled
 
 

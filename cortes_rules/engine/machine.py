@@ -150,6 +150,13 @@ class Machine:
             self.fast.native_filter = self.piece_filter
             self.fast.native_item_filter = self.item_filter
         self.space = ActionSpace(world, program)
+        # The native loop of procedure frames (``GameState._run``), or None.
+        self.runner: Any = None
+        if "frames" in self.backend.native:
+            self.runner = self.backend.rng.FrameRunner(
+                {"JUMP_IF_NOT": JUMP_IF_NOT, "JUMP": JUMP, "REGION": REGION, "LET": LET,
+                 "FOR_NEXT": FOR_NEXT, "CALL": CALL, "RETURN": RETURN, "FOR_INIT": FOR_INIT},
+                _PAUSES, _as_iterable)
         # The compiled backend's native tables and clause machine, made with the
         # first game (see native.py); None on the reference interpreter.
         self._native: Any = None
@@ -1666,6 +1673,16 @@ class GameState:
 
     # ------------------------------------------------------------ running
     def _run(self) -> None:
+        """Run the procedures on the stack until a decision, a chance event or the end.
+
+        The compiled backend runs this loop natively (``_core.FrameRunner``,
+        ``machine.runner``); the loop here is its specification. Both hand the
+        instructions they do not run themselves to ``_pause()`` and ``_rare()``.
+        """
+        runner = self.machine.runner
+        if runner is not None:
+            runner.run(self, STEP_BUDGET)
+            return
         budget = STEP_BUDGET
         stack = self.stack
         while not self.terminal:
@@ -1688,8 +1705,7 @@ class GameState:
                     if ins[1] <= pc:
                         budget -= 1
                         if budget <= 0:
-                            raise RulesRuntimeError(f"procedure {proc.name} runs on without "
-                                                    "reaching a decision", proc.span, proc.rule)
+                            self._runs_on(proc)
                     pc = ins[1]
                 elif op == REGION:
                     taken = ins[1](self, env)
@@ -1699,8 +1715,7 @@ class GameState:
                     pc = ins[2]
                     budget -= taken
                     if budget <= 0:
-                        raise RulesRuntimeError(f"procedure {proc.name} runs on without "
-                                                "reaching a decision", proc.span, proc.rule)
+                        self._runs_on(proc)
                 elif op == LET:
                     env[ins[1]] = ins[2](self, env)
                     pc += 1
@@ -1726,17 +1741,10 @@ class GameState:
                 continue
             if op in _PAUSES:
                 frame[1] = pc
-                if op == CHOOSE:
-                    self._check_live(ins[1], env, proc)
-                elif op == SEALED:
-                    chooser = self._sealed_next(ins[1], env)
-                    if chooser is None:
-                        frame[1] = pc + 1
-                        continue
-                    self._check_live(ins[1], env, proc, chooser)
-                elif op == DRAW and not self._draw_pool(ins, frame):
-                    raise RulesRuntimeError("nothing to draw from", ins[3], proc.rule)
-                return
+                if self._pause(op, ins, env, proc):
+                    return
+                frame[1] = pc + 1
+                continue
             frame[1] = pc + 1
             if op == CALL:
                 target = self.machine.procs.get(ins[1])
@@ -1744,12 +1752,8 @@ class GameState:
                     target = self.machine.proc(ins[1], ins[3], proc.rule)
                 args = ins[2]
                 params = target.params
-                if len(args) != len(params):
-                    raise RulesRuntimeError(f"{target.name} takes {len(params)} "
-                                            f"argument(s), not {len(args)}", ins[3], proc.rule)
-                if len(stack) > 200:
-                    raise RulesRuntimeError("procedures call each other too deeply", ins[3],
-                                            proc.rule)
+                if len(args) != len(params) or len(stack) > 200:
+                    self._bad_call(target, ins, proc)
                 if len(args) == 1:
                     stack.append([target, 0, {params[0]: args[0](self, env)}])
                 else:
@@ -1760,67 +1764,105 @@ class GameState:
                 if isinstance(domain, frozenset):
                     domain = _as_iterable(domain)
                 env[ins[1]] = (tuple(domain), 0)
-            elif op == SET_VAR:
-                name = ins[1]
-                value = ins[2](self, env)
-                if name in env:
-                    env[name] = value
-                elif name in self.values:
-                    self._write_value(name, value)
-                else:
-                    raise RulesRuntimeError(f"'set {name}': no such variable or value",
-                                            ins[3], proc.rule)
-            elif op == SET_ATTR:
-                self._set_attr(ins[1](self, env), ins[2], ins[3](self, env), ins[4], proc)
-            elif op == PUT:
-                self._put_op(ins[1](self, env), ins[2](self, env), ins[3], proc)
             elif op == RETURN:
                 stack.pop()
                 if not stack:
                     self._finish(None, "the turn sequence ended")
                     return
-            elif op == DISPATCH:
-                spec = ins[1]
-                queue = env.get(spec.key, ())
-                if not queue:
-                    env.pop(spec.key, None)
-                    frame[1] = spec.end
-                    continue
-                (chooser, option, bound) = queue[0]
-                env[spec.key] = queue[1:]
-                env[spec.name] = chooser
-                for name, value in bound:
-                    env[name] = value
-                frame[1] = option.body
-            elif op == LOG:
-                self._log_line(ins, env)
-            elif op == FINISH:
-                winner = ins[1](self, env) if ins[1] is not None else None
-                self._finish(winner, _render(ins[2], self, env),
-                             {k: fn(self, env) for k, fn in ins[3]})
+            elif self._rare(op, ins, frame, env, proc):
                 return
-            elif op == FAIL:
-                raise RulesRuntimeError(ins[1], ins[2], proc.rule)
-            elif op == REVEAL:
-                self._reveal(ins[1](self, env), ins[2](self, env))
-            elif op == PHASE:
-                self.phase_index = ins[1]
-                self._stamp(0)
-            elif op == CALL_PHASE:
-                phase = self.machine.phases[ins[1]]
-                target = self.machine.compiled(self.machine.procs[phase.activity or ""])
-                world = self.machine.world
-                players = world.seats if phase.for_each_player else (world.player[phase.side],)
-                for player in reversed(players):
-                    stack.append([target, 0, dict(zip(target.params, (player,), strict=False))])
-            elif op == TURN_END:
-                self.turn += 1
-                self._stamp(0)
-                frame[1] = ins[1]
-                if self.turn_limit is not None and self.turn > self.turn_limit:
-                    self.turn = self.turn_limit
-                    self._finish(None, f"the turn limit ({self.turn_limit}) was reached")
-                    return
+
+    def _runs_on(self, proc: Proc) -> None:
+        """The step budget is spent: the procedure never reaches a decision."""
+        raise RulesRuntimeError(f"procedure {proc.name} runs on without reaching a decision",
+                                proc.span, proc.rule)
+
+    def _bad_call(self, target: Proc, ins: tuple[Any, ...], proc: Proc) -> None:
+        """A call that cannot be made (``_run``): the wrong number of arguments, or
+        procedures calling each other too deeply."""
+        if len(ins[2]) != len(target.params):
+            raise RulesRuntimeError(f"{target.name} takes {len(target.params)} "
+                                    f"argument(s), not {len(ins[2])}", ins[3], proc.rule)
+        raise RulesRuntimeError("procedures call each other too deeply", ins[3], proc.rule)
+
+    def _pause(self, op: int, ins: tuple[Any, ...], env: dict[str, Any], proc: Proc) -> bool:
+        """Reach a decision or a chance event (``_run``), the frame at its instruction.
+
+        Returns False when the run goes on past it (a sealed choice that no
+        player has left to make), True when it stops there.
+        """
+        if op == CHOOSE:
+            self._check_live(ins[1], env, proc)
+        elif op == SEALED:
+            chooser = self._sealed_next(ins[1], env)
+            if chooser is None:
+                return False
+            self._check_live(ins[1], env, proc, chooser)
+        elif op == DRAW and not self._draw_pool(ins, self.stack[-1]):
+            raise RulesRuntimeError("nothing to draw from", ins[3], proc.rule)
+        return True
+
+    def _rare(self, op: int, ins: tuple[Any, ...], frame: list[Any], env: dict[str, Any],
+              proc: Proc) -> bool:
+        """Run one of the instructions ``_run`` leaves to this method, the frame
+        already past it; True when the run stops (the game ended)."""
+        if op == SET_VAR:
+            name = ins[1]
+            value = ins[2](self, env)
+            if name in env:
+                env[name] = value
+            elif name in self.values:
+                self._write_value(name, value)
+            else:
+                raise RulesRuntimeError(f"'set {name}': no such variable or value",
+                                        ins[3], proc.rule)
+        elif op == SET_ATTR:
+            self._set_attr(ins[1](self, env), ins[2], ins[3](self, env), ins[4], proc)
+        elif op == PUT:
+            self._put_op(ins[1](self, env), ins[2](self, env), ins[3], proc)
+        elif op == DISPATCH:
+            spec = ins[1]
+            queue = env.get(spec.key, ())
+            if not queue:
+                env.pop(spec.key, None)
+                frame[1] = spec.end
+                return False
+            (chooser, option, bound) = queue[0]
+            env[spec.key] = queue[1:]
+            env[spec.name] = chooser
+            for name, value in bound:
+                env[name] = value
+            frame[1] = option.body
+        elif op == LOG:
+            self._log_line(ins, env)
+        elif op == FINISH:
+            winner = ins[1](self, env) if ins[1] is not None else None
+            self._finish(winner, _render(ins[2], self, env),
+                         {k: fn(self, env) for k, fn in ins[3]})
+            return True
+        elif op == FAIL:
+            raise RulesRuntimeError(ins[1], ins[2], proc.rule)
+        elif op == REVEAL:
+            self._reveal(ins[1](self, env), ins[2](self, env))
+        elif op == PHASE:
+            self.phase_index = ins[1]
+            self._stamp(0)
+        elif op == CALL_PHASE:
+            phase = self.machine.phases[ins[1]]
+            target = self.machine.compiled(self.machine.procs[phase.activity or ""])
+            world = self.machine.world
+            players = world.seats if phase.for_each_player else (world.player[phase.side],)
+            for player in reversed(players):
+                self.stack.append([target, 0, dict(zip(target.params, (player,), strict=False))])
+        elif op == TURN_END:
+            self.turn += 1
+            self._stamp(0)
+            frame[1] = ins[1]
+            if self.turn_limit is not None and self.turn > self.turn_limit:
+                self.turn = self.turn_limit
+                self._finish(None, f"the turn limit ({self.turn_limit}) was reached")
+                return True
+        return False
 
     def _put_op(self, what: Any, where_to: Any, span: Any, proc: Proc) -> None:
         if where_to is not None and not isinstance(where_to, Place):

@@ -86,6 +86,31 @@ def test_without_the_extension_compiled_is_an_error(monkeypatch, no_extension):
 
 
 @pytest.mark.rule("2.1")
+def test_a_stale_extension_is_not_used(monkeypatch):
+    """An extension built from older sources (another interface number) is refused
+    by name: ``compiled`` is an error saying to rebuild it, ``auto`` falls back."""
+    class Stale:
+        ABI = backend_module.ABI - 1
+        KERNELS = ("rng",)
+    monkeypatch.setattr(backend_module, "_import_core", lambda: Stale)
+    monkeypatch.setattr(backend_module, "_compiled", None)
+    monkeypatch.setattr(backend_module, "_import_error", None)
+    monkeypatch.setattr(backend_module, "_warned", False)
+    monkeypatch.setenv(backend_module.ENV, "compiled")
+    with pytest.raises(cortes_rules.BackendError, match="stale.*rebuild"):
+        cortes_rules.backend()
+    monkeypatch.setenv(backend_module.ENV, "auto")
+    with pytest.warns(RuntimeWarning, match="stale"):
+        assert cortes_rules.backend() == "python"
+
+
+@pytest.mark.rule("2.1")
+def test_the_built_extension_has_the_interface_the_package_needs():
+    core = pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")
+    assert core.ABI == backend_module.ABI
+
+
+@pytest.mark.rule("2.1")
 def test_the_active_backend_is_reported():
     """The test run says which core it runs on (CI runs the suite once per backend)."""
     wanted = backend_module.requested()

@@ -53,3 +53,18 @@ def test_a_long_loop_that_ends_is_not_stopped(tmp_path, monkeypatch):
     state = book.new_game(setup="standard")
     state.apply("rest")
     assert state.current_player == "blue"
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+def test_a_run_longer_than_the_budget_inside_one_region_is_stopped(tmp_path, monkeypatch):
+    """Nested loops with no jump back outside them run as one compiled region; the
+    instructions the region stands for (8**4 rounds) are spent from the budget."""
+    monkeypatch.setattr(machine_module, "STEP_BUDGET", 5_000)
+    items = "[1, 2, 3, 4, 5, 6, 7, 8]"
+    body = ("let n = 0\n        " + " ".join(f"for each {v} in {items} {{" for v in "abcd")
+            + " set n = n + 1 " + "}" * 4)
+    state = _book_resting_with(tmp_path, body).new_game(setup="standard")
+    before = state.to_notation()
+    with pytest.raises(RulesRuntimeError, match="walk_or_rest runs on without reaching"):
+        state.apply("rest")
+    assert state.to_notation() == before
