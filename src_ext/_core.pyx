@@ -20,6 +20,9 @@ Kernels:
 - ``frames``: ``FrameRunner``, the loop that runs a game state's procedure
   frames (``GameState._run`` of ``engine/machine.py`` is its specification),
   in ``frames.pxi``.
+- ``writes``: ``StateWriter``, a piece attribute that changes and a piece put
+  into a place, for the generated code (``GameState._piece_changed`` and
+  ``GameState._put`` are its specification), in ``writes.pxi``.
 
 Nothing here knows a game: no rulebook fact is written in this folder.
 """
@@ -33,7 +36,7 @@ from array import array
 from cortes_rules.errors import BoardError
 
 ABI = 4
-KERNELS = ("rng", "board", "clauses", "frames")
+KERNELS = ("rng", "board", "clauses", "frames", "writes")
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 
@@ -1123,3 +1126,4 @@ cdef class ClauseMachine:
 
 
 include "frames.pxi"
+include "writes.pxi"

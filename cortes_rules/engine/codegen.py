@@ -1370,7 +1370,15 @@ class _Gen:
             if native is None and side is None and name != "any":
                 # (``any`` stops at the first item that holds; the machine tests all.)
                 native = self.native_items(node, ctx, items)
-        if native is not None:
+        # Where the clause machine's answer is the result itself (the items, kept
+        # whole: no element to work out), it is taken as it is, and the loop below
+        # runs over no item; otherwise the loop goes through the items it listed.
+        itself = node.element is None or (isinstance(node.element, ir.Name)
+                                          and node.element.id == binder)
+        direct = native is not None and itself and name not in ("all", "any")
+        if direct:
+            self.w(f"if {native} is not None: {items} = ()")
+        elif native is not None:
             self.w(f"if {native} is not None: {items} = {native}")
         var = self.fast.fresh("b_" + _IDENT.sub("_", binder))
         inner = ctx.bind(**{binder: _Local(var, True, self.depth + 1)})
@@ -1421,7 +1429,7 @@ class _Gen:
             pass
         elif node.args:
             raise _Unsupported(name)
-        self.w(f"{t} = []")
+        self.w(f"{t} = {native} if {native} is not None else []" if direct else f"{t} = []")
         self.loop(var, items)
         test("continue")
         if where is not None:

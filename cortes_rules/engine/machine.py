@@ -32,7 +32,8 @@ from ..rule_numbers import rule_key
 from .backend import Backend, select
 from .bound_names import procedure_variables
 from . import collector
-from .bytecode import column_cell
+from .board import NONE
+from .bytecode import _CLASSES, INEXACT, LIMIT, column_cell
 from .actions import Action
 from .codegen import FastCompiler
 from .compile import (
@@ -157,6 +158,14 @@ class Machine:
                 {"JUMP_IF_NOT": JUMP_IF_NOT, "JUMP": JUMP, "REGION": REGION, "LET": LET,
                  "FOR_NEXT": FOR_NEXT, "CALL": CALL, "RETURN": RETURN, "FOR_INIT": FOR_INIT},
                 _PAUSES, _as_iterable)
+        # The writes the regions' generated code makes most, as ``_piece_changed(s, ...)``
+        # and ``_put_op(s, ...)``: natively (``_core.StateWriter``) or by the methods.
+        self.fast.ns.update(_piece_changed=GameState._piece_changed, _put_op=GameState._put_op)
+        if "writes" in self.backend.native:
+            writer = self.backend.rng.StateWriter(
+                tick, Piece, Place, _unput, GameState._put_op,
+                (tuple(_CLASSES.items()), NONE, INEXACT, LIMIT))
+            self.fast.ns.update(_piece_changed=writer.piece_changed, _put_op=writer.put_op)
         # The compiled backend's native tables and clause machine, made with the
         # first game (see native.py); None on the reference interpreter.
         self._native: Any = None

@@ -497,7 +497,7 @@ class _RegionCompiler:
             self.count()
             what = self.value(st.pieces)
             where = self.value(st.place)
-            self.w(f"s._put_op({what}, {where}, {self.k(st.span)}, {proc})")
+            self.w(f"_put_op(s, {what}, {where}, {self.k(st.span)}, {proc})")
         elif isinstance(st, ir.Log):
             o = self.owner
             fields = o.template_fields(st.text, st.span)
@@ -572,7 +572,7 @@ class _RegionCompiler:
             self.w(f"if type({o}) is Piece:")
             self.w(f"    {old} = s.piece_attrs[{name!r}][{o}.index]")
             self.w(f"    if {_changes(old, v)}:")
-            self.w(f"        s._piece_changed({name!r}, {o}.index, {old}, {v})")
+            self.w(f"        _piece_changed(s, {name!r}, {o}.index, {old}, {v})")
             self.w(f"else: {fallback}")
         elif name in ref.place_attributes:
             self.w(f"if type({o}) is Place: s._write_place({name!r}, {o}.index, {v})")

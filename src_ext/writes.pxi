@@ -1,0 +1,147 @@
+# Included by _core.pyx: the kernel "writes".
+#
+# StateWriter makes the two writes procedures make most (a piece attribute
+# that changes, a piece put into a place) on a game state, as
+# GameState._piece_changed and GameState._put in
+# cortes_rules/engine/machine.py do (they are its specification): the cell,
+# the stamps, the occupants, the native board and columns, each write logged
+# while an action may fail, copy on write where a clone shares what is
+# written. The generated code of the compiled backend calls these.
+#
+# The state's attributes are read from its __dict__ (plain instance
+# attributes: no descriptor stands in front of them).
+
+cdef class StateWriter:
+    """Writes to a game state for the compiled backend's generated code.
+
+    ``StateWriter(tick, piece_class, place_class, unput, put_reference, cells)``:
+    ``tick`` gives each write its stamp; ``unput`` undoes a put (logged with it);
+    ``put_reference`` is ``GameState._put_op``, which takes every put but that of
+    one piece into a place or off the board; ``cells`` holds what a native
+    column cell is (``engine/bytecode.column_cell``): the classes by column type,
+    the cell of none, of a value with no cell, and the bound of integers.
+    """
+
+    cdef object tick, piece_class, place_class, unput, put_reference
+    cdef dict classes
+    cdef long long none_cell, inexact, limit
+
+    def __init__(self, tick, piece_class, place_class, unput, put_reference,
+                 tuple cells):
+        self.tick = tick
+        self.piece_class = piece_class
+        self.place_class = place_class
+        self.unput = unput
+        self.put_reference = put_reference
+        self.classes = dict(cells[0])
+        self.none_cell = cells[1]
+        self.inexact = cells[2]
+        self.limit = cells[3]
+
+    cdef object _cell(self, value, str kind):
+        cls = self.classes.get(kind)
+        if cls is not None:
+            if value is None:
+                return self.none_cell
+            return value.index if type(value) is cls else self.inexact
+        if type(value) is int or type(value) is bool:
+            if -self.limit < value < self.limit:
+                return int(value)
+        return self.inexact
+
+    def piece_changed(self, state, str name, Py_ssize_t index, old, value):
+        """``GameState._piece_changed(name, index, old, value)``."""
+        cdef dict d = state.__dict__
+        cdef list stamps
+        if d["_pieces_shared"] is False:
+            column = d["piece_attrs"][name]
+        else:
+            column = state._piece_column(name)
+        if d["_stamps_shared"]:
+            state._own_stamps()
+        stamps = d["stamps"]
+        undo = d["_undo"]
+        if undo is not None:
+            undo.append((column, index, old))
+            undo.append((stamps, 1 + index, stamps[1 + index]))
+        column[index] = value
+        stamps[1 + index] = self.tick()
+        native = d["native"]
+        if native is not None:
+            native_column = d["machine"]._native.piece_column.get(name)
+            if native_column is not None:
+                if d["_native_shared"]:
+                    state._own_native()
+                    native = d["native"]
+                cells = native.pieces
+                at = native_column[0] * len(d["where"]) + index
+                if undo is not None:
+                    undo.append((cells, at, cells[at]))
+                cells[at] = self._cell(value, native_column[1])
+
+    def put_op(self, state, what, where_to, span, proc):
+        """``GameState._put_op(what, where_to, span, proc)``: one piece here, the rest
+        (several pieces, or anything that is no piece or place) by the reference."""
+        if type(what) is not self.piece_class or (
+                where_to is not None and type(where_to) is not self.place_class):
+            self.put_reference(state, what, where_to, span, proc)
+            return
+        self._put(state, what, where_to)
+
+    cdef _put(self, state, piece, place):
+        cdef dict d = state.__dict__
+        cdef list where = d["where"]
+        cdef list stamps
+        cdef dict occupants
+        cdef tuple there, here
+        cdef Py_ssize_t index = piece.index, at, k, n
+        cdef Py_ssize_t holds, left, entered
+        old = where[index]
+        if old is place:
+            return
+        stamp = self.tick()
+        if d["_stamps_shared"]:
+            state._own_stamps()
+        if d["_board_shared"]:
+            where = where[:]
+            d["where"] = where
+            d["occupants"] = d["occupants"].copy()
+            d["_board_shared"] = False
+        stamps = d["stamps"]
+        holds = d["machine"].holds
+        occupants = d["occupants"]
+        undo = d["_undo"]
+        if undo is not None:
+            left = holds + old.index if old is not None else 0
+            entered = holds + place.index if place is not None else 0
+            undo.append((self.unput, (where, occupants, stamps, piece, old, place),
+                         (1 + index, stamps[1 + index], left, stamps[left],
+                          entered, stamps[entered])))
+        stamps[1 + index] = stamp
+        if old is not None:
+            stamps[holds + old.index] = stamp
+            there = occupants[old.index]
+            if len(there) == 1:
+                del occupants[old.index]
+            else:
+                at = there.index(piece)
+                occupants[old.index] = there[:at] + there[at + 1:]
+        where[index] = place
+        if place is not None:
+            stamps[holds + place.index] = stamp
+            here = occupants.get(place.index, ())
+            # The place's pieces stay in ascending order of index.
+            n = len(here)
+            k = 0
+            while k < n and here[k].index < index:
+                k += 1
+            occupants[place.index] = here[:k] + (piece,) + here[k:]
+        native = d["native"]
+        if native is not None:
+            if d["_native_shared"]:
+                state._own_native()
+                native = d["native"]
+            board = native.board
+            if undo is not None:
+                undo.append((board, index, -1 if old is None else old.index))
+            board.put(index, -1 if place is None else place.index)

@@ -1,0 +1,164 @@
+"""Procedures on the compiled core: the loop of frames (``_core.FrameRunner``) and the
+writes (``_core.StateWriter``), against the reference (docs/design.md section 6).
+
+Each action runs the procedures on the state's stack until the next decision,
+chance event or the end of the game. The compiled backend runs that loop in
+the extension, and its generated code writes piece attributes and puts pieces
+through the extension; ``GameState._run``, ``_piece_changed`` and ``_put`` in
+``engine/machine.py`` are their specification. Here the same compiled
+rulebook plays seeded games with and without each native part, so that
+nothing else differs; both loops stop a runaway procedure with the same
+error; and the native writes leave a clone, and an action that fails, as the
+reference does.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import cortes_rules
+from cortes_rules import RulesRuntimeError
+from cortes_rules.engine.machine import GameState
+from differential import play_both, snapshot
+
+core = pytest.importorskip("cortes_rules._core", reason="the compiled core is not built")
+
+MINIMAL = Path(__file__).resolve().parents[1] / "fixtures" / "good" / "minimal.rules"
+
+
+def _without_native_loop(book: cortes_rules.Rulebook) -> cortes_rules.Rulebook:
+    book._machine.runner = None
+    return book
+
+
+def _without_native_writes(book: cortes_rules.Rulebook) -> cortes_rules.Rulebook:
+    book._machine.fast.ns.update(_piece_changed=GameState._piece_changed,
+                                 _put_op=GameState._put_op)
+    return book
+
+
+def _native_state_in_step(state) -> None:
+    fresh = state.machine._native.state_of(state)
+    assert state.native.board.where() == fresh.board.where()
+    assert list(state.native.pieces) == list(fresh.pieces)
+    assert list(state.native.places) == list(fresh.places)
+
+
+@pytest.mark.rule("2.1")
+def test_2_1_only_the_compiled_backend_runs_frames_and_writes_natively():
+    compiled = cortes_rules.load("cortes", backend="compiled")._machine
+    assert isinstance(compiled.runner, core.FrameRunner)
+    assert isinstance(compiled.fast.ns["_piece_changed"].__self__, core.StateWriter)
+    assert isinstance(compiled.fast.ns["_put_op"].__self__, core.StateWriter)
+    reference = cortes_rules.load("cortes", backend="python")._machine
+    assert reference.runner is None
+    assert reference.fast.ns["_piece_changed"] is GameState._piece_changed
+    assert reference.fast.ns["_put_op"] is GameState._put_op
+
+
+@pytest.mark.rule("2.1")
+@pytest.mark.parametrize("name, kwargs, new_game, seeds", [
+    ("cortes", {"options": ("veteran",)}, {"setup": "historical", "turn_limit": 10}, (0, 1)),
+    ("cortes", {}, {"setup": "demo", "turn_limit": 10}, (2, 4)),
+    ("grands_strateges", {"scenario": "X"}, {}, (3, 5))])
+def test_2_1_the_native_frame_loop_plays_as_the_reference_loop(name, kwargs, new_game, seeds):
+    """Legal actions, chance, states, frames and log lines agree at every step."""
+    native = cortes_rules.load(name, backend="compiled", **kwargs)
+    looped = _without_native_loop(cortes_rules.load(name, backend="compiled", **kwargs))
+    assert native._machine.runner is not None
+    played = sum(play_both(looped, native, seed=seed, max_steps=300, new_game=new_game)
+                 for seed in seeds)
+    assert played >= 300
+
+
+@pytest.mark.rule("2.1")
+@pytest.mark.parametrize("name, kwargs, new_game, seeds", [
+    ("cortes", {"options": ("veteran",)}, {"setup": "historical", "turn_limit": 10}, (0, 1)),
+    ("grands_strateges", {"scenario": "X"}, {}, (3, 5))])
+def test_2_1_the_native_writes_play_as_the_reference_writes(name, kwargs, new_game, seeds):
+    native = cortes_rules.load(name, backend="compiled", **kwargs)
+    plain = _without_native_writes(cortes_rules.load(name, backend="compiled", **kwargs))
+    played = sum(play_both(plain, native, seed=seed, max_steps=300, new_game=new_game)
+                 for seed in seeds)
+    assert played >= 300
+
+
+@pytest.mark.rule("7.1")
+def test_7_1_native_writes_on_a_clone_leave_the_original_alone():
+    """Every movement of seeded games made on a clone: the original keeps its
+    positions, attributes, stamps and native state (copy on write)."""
+    book = cortes_rules.load("cortes", backend="compiled", options=("veteran",))
+    moves = 0
+    for seed in range(2):
+        state = book.new_game(seed=seed, setup="historical", turn_limit=10)
+        chooser = random.Random(seed)
+        for _ in range(400):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                state.apply_chance()
+                continue
+            legal = state.legal_action_ids()
+            moving = [n for n in legal if book.action_from_id(n).kind == "move"]
+            if moving:
+                before, stamps = snapshot(state), list(state.stamps)
+                twin = state.clone()
+                twin.apply(chooser.choice(moving))
+                assert snapshot(state) == before
+                assert state.stamps == stamps
+                _native_state_in_step(state)
+                _native_state_in_step(twin)
+                moves += 1
+            state.apply(chooser.choice(legal))
+    assert moves > 50
+
+
+def _diving_book(tmp_path: Path, backend: str) -> cortes_rules.Rulebook:
+    text = MINIMAL.read_text(encoding="utf-8")
+    old = 'log "{p} rests" cite "2.2"'
+    assert old in text
+    text = text.replace(old, "call dive(0)", 1) + (
+        '\nrule 2.5 "Diving" {\n  summary "A test procedure that calls itself for ever."\n'
+        "  procedure dive(n) { call dive(n + 1) }\n}\n")
+    path = tmp_path / "race.rules"
+    path.write_text(text, encoding="utf-8")
+    return cortes_rules.load(path, backend=backend)
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_2_2_a_procedure_that_calls_itself_for_ever_is_stopped_alike(tmp_path, backend):
+    state = _diving_book(tmp_path, backend).new_game(setup="standard")
+    before = state.to_notation()
+    with pytest.raises(RulesRuntimeError, match="procedures call each other too deeply") \
+            as caught:
+        state.apply("rest")
+    assert caught.value.rule == "2.5"
+    assert state.to_notation() == before
+    assert state.legal_action_ids() == state.clone().legal_action_ids()
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+def test_2_2_an_action_that_fails_after_native_writes_changes_nothing(tmp_path, monkeypatch):
+    """The rest moves the runner and writes its count, then never reaches a decision:
+    the writes are undone, the native board and columns with them."""
+    from cortes_rules.engine import machine as machine_module
+    monkeypatch.setattr(machine_module, "STEP_BUDGET", 5_000)
+    text = MINIMAL.read_text(encoding="utf-8").replace(
+        'log "{p} rests" cite "2.2"',
+        "for each u in runners_of(p) { put u into meadow\n set u.walked = 7 }\n"
+        "        loop { }", 1)
+    path = tmp_path / "race.rules"
+    path.write_text(text, encoding="utf-8")
+    state = cortes_rules.load(path, backend="compiled").new_game(setup="standard")
+    state.legal_action_ids()      # the native support is made by a first listing
+    assert state.native is not None
+    before, stamps = snapshot(state), list(state.stamps)
+    with pytest.raises(RulesRuntimeError, match="runs on without reaching a decision"):
+        state.apply("rest")
+    assert snapshot(state) == before
+    assert state.stamps == stamps
+    _native_state_in_step(state)
