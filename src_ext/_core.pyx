@@ -23,6 +23,9 @@ Kernels:
 - ``writes``: ``StateWriter``, a piece attribute that changes and a piece put
   into a place, for the generated code (``GameState._piece_changed`` and
   ``GameState._put`` are its specification), in ``writes.pxi``.
+- ``steps``: ``StepRunner``, an action id applied and a decision's legal ids
+  listed (``GameState.apply`` and ``legal_action_ids`` are its
+  specification), in ``steps.pxi``.
 
 Nothing here knows a game: no rulebook fact is written in this folder.
 """
@@ -36,7 +39,7 @@ from array import array
 from cortes_rules.errors import BoardError
 
 ABI = 4
-KERNELS = ("rng", "board", "clauses", "frames", "writes")
+KERNELS = ("rng", "board", "clauses", "frames", "writes", "steps")
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 
@@ -1127,3 +1130,4 @@ cdef class ClauseMachine:
 
 include "frames.pxi"
 include "writes.pxi"
+include "steps.pxi"

@@ -1,8 +1,9 @@
 # Included by _core.pyx: the kernel "writes".
 #
-# StateWriter makes the two writes procedures make most (a piece attribute
-# that changes, a piece put into a place) on a game state, as
-# GameState._piece_changed and GameState._put in
+# StateWriter makes the writes of procedures on a game state (a piece
+# attribute that changes, a piece put into a place, a place attribute, a game
+# value, a sweep of every piece), as GameState._piece_changed, _put,
+# _write_place, _write_value and _sweep_pieces in
 # cortes_rules/engine/machine.py do (they are its specification): the cell,
 # the stamps, the occupants, the native board and columns, each write logged
 # while an action may fail, copy on write where a clone shares what is
@@ -14,20 +15,24 @@
 cdef class StateWriter:
     """Writes to a game state for the compiled backend's generated code.
 
-    ``StateWriter(tick, piece_class, place_class, unput, put_reference, cells)``:
-    ``tick`` gives each write its stamp; ``unput`` undoes a put (logged with it);
-    ``put_reference`` is ``GameState._put_op``, which takes every put but that of
-    one piece into a place or off the board; ``cells`` holds what a native
-    column cell is (``engine/bytecode.column_cell``): the classes by column type,
-    the cell of none, of a value with no cell, and the bound of integers.
+    ``StateWriter(tick, piece_class, place_class, unput, put_reference, cells,
+    scalars, at_place)``: ``tick`` gives each write its stamp; ``unput`` undoes
+    a put (logged with it); ``put_reference`` is ``GameState._put_op``, which
+    takes every put but that of one piece into a place or off the board;
+    ``cells`` holds what a native column cell is
+    (``engine/bytecode.column_cell``): the classes by column type, the cell of
+    none, of a value with no cell, and the bound of integers; ``scalars`` are
+    the types whose equal values no rule can tell apart (``machine._SCALARS``);
+    ``at_place`` stands for a piece's own place in a sweep.
     """
 
-    cdef object tick, piece_class, place_class, unput, put_reference
+    cdef object tick, piece_class, place_class, unput, put_reference, at_place
     cdef dict classes
+    cdef frozenset scalars
     cdef long long none_cell, inexact, limit
 
     def __init__(self, tick, piece_class, place_class, unput, put_reference,
-                 tuple cells):
+                 tuple cells, scalars, at_place):
         self.tick = tick
         self.piece_class = piece_class
         self.place_class = place_class
@@ -37,6 +42,129 @@ cdef class StateWriter:
         self.none_cell = cells[1]
         self.inexact = cells[2]
         self.limit = cells[3]
+        self.scalars = frozenset(scalars)
+        self.at_place = at_place
+
+    cdef inline bint _same(self, old, value) except -1:
+        # machine._same: whether writing value over old changes nothing a rule can tell.
+        if old is value:
+            return True
+        return type(old) is type(value) and type(value) in self.scalars \
+            and bool(old == value)
+
+    cdef inline void _stamp(self, state, dict d, Py_ssize_t index) except *:
+        # GameState._stamp(index).
+        cdef list stamps
+        if d["_stamps_shared"]:
+            state._own_stamps()
+        stamps = d["stamps"]
+        undo = d["_undo"]
+        if undo is not None:
+            undo.append((stamps, index, stamps[index]))
+        stamps[index] = self.tick()
+
+    def write_value(self, state, name, value):
+        """``GameState._write_value(name, value)``."""
+        cdef dict d = state.__dict__
+        if d["_values_shared"]:
+            d["values"] = d["values"].copy()
+            d["_values_shared"] = False
+        values = d["values"]
+        undo = d["_undo"]
+        if undo is not None:
+            undo.append((values, name, values[name]))
+        values[name] = value
+        self._stamp(state, d, 0)
+
+    def write_place(self, state, str name, Py_ssize_t index, value):
+        """``GameState._write_place(name, index, value)``."""
+        cdef dict d = state.__dict__
+        old = d["place_attrs"][name][index]
+        if self._same(old, value):
+            return
+        if d["_places_shared"] is False:
+            column = d["place_attrs"][name]
+        else:
+            column = state._place_column(name)
+        undo = d["_undo"]
+        if undo is not None:
+            undo.append((column, index, old))
+        column[index] = value
+        self._stamp(state, d, d["machine"].marks + index)
+        native = d["native"]
+        if native is not None:
+            support = d["machine"]._native
+            native_column = support.place_column.get(name)
+            if native_column is not None:
+                if d["_native_shared"]:
+                    state._own_native()
+                    native = d["native"]
+                cells = native.places
+                at = native_column[0] * support.n_places + index
+                undo = d["_undo"]
+                if undo is not None:
+                    undo.append((cells, at, cells[at]))
+                cells[at] = self._cell(value, native_column[1])
+
+    def sweep_pieces(self, state, tuple writes):
+        """``GameState._sweep_pieces(writes)``."""
+        cdef dict d = state.__dict__
+        cdef list column, new, changed, stamps
+        cdef Py_ssize_t i, n, base = 0
+        cdef set stamped = set()
+        undo = d["_undo"]
+        support = d["machine"]._native if d["native"] is not None else None
+        for name, value in writes:
+            column = d["piece_attrs"][name]
+            n = len(column)
+            changed = []
+            if value is self.at_place:
+                new = d["where"]
+                for i in range(n):
+                    if not self._same(column[i], new[i]):
+                        changed.append(i)
+            else:
+                for i in range(n):
+                    if not self._same(column[i], value):
+                        changed.append(i)
+            if not changed:
+                continue
+            column = state._piece_column(name)
+            if undo is not None:
+                undo.append((column, slice(None), column[:]))
+            native_column = None
+            if support is not None:
+                native_column = support.piece_column.get(name)
+            if native_column is not None:
+                if d["_native_shared"]:
+                    state._own_native()
+                cells = d["native"].pieces
+                base = native_column[0] * len(d["where"])
+                if undo is not None:
+                    cut = slice(base, base + n)
+                    undo.append((cells, cut, cells[cut]))
+            if value is self.at_place:
+                for i in changed:
+                    column[i] = new[i]
+                    if native_column is not None:
+                        cells[base + i] = self._cell(new[i], native_column[1])
+            else:
+                for i in changed:
+                    column[i] = value
+                if native_column is not None:
+                    cell = self._cell(value, native_column[1])
+                    for i in changed:
+                        cells[base + i] = cell
+            stamped.update(changed)
+        if stamped:
+            if d["_stamps_shared"]:
+                state._own_stamps()
+            stamps = d["stamps"]
+            if undo is not None:
+                undo.extend([(stamps, 1 + i, stamps[1 + i]) for i in stamped])
+            stamp = self.tick()
+            for i in stamped:
+                stamps[1 + i] = stamp
 
     cdef object _cell(self, value, str kind):
         cls = self.classes.get(kind)

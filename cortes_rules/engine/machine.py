@@ -158,14 +158,26 @@ class Machine:
                 {"JUMP_IF_NOT": JUMP_IF_NOT, "JUMP": JUMP, "REGION": REGION, "LET": LET,
                  "FOR_NEXT": FOR_NEXT, "CALL": CALL, "RETURN": RETURN, "FOR_INIT": FOR_INIT},
                 _PAUSES, _as_iterable)
-        # The writes the regions' generated code makes most, as ``_piece_changed(s, ...)``
-        # and ``_put_op(s, ...)``: natively (``_core.StateWriter``) or by the methods.
-        self.fast.ns.update(_piece_changed=GameState._piece_changed, _put_op=GameState._put_op)
+        # Actions applied and legal ids listed natively (``_core.StepRunner``), or None.
+        self.steps: Any = None
+        if "steps" in self.backend.native:
+            self.steps = self.backend.rng.StepRunner(
+                {"CHOOSE": CHOOSE, "ROLL": ROLL, "DRAW": DRAW}, _SHARING,
+                (CortesRulesError, RulesRuntimeError))
+        # The writes of the regions' generated code, as ``_piece_changed(s, ...)`` and the
+        # like: natively (``_core.StateWriter``) or by the state's methods.
+        self.fast.ns.update(_piece_changed=GameState._piece_changed, _put_op=GameState._put_op,
+                            _write_place=GameState._write_place,
+                            _write_value=GameState._write_value,
+                            _sweep_pieces=GameState._sweep_pieces)
         if "writes" in self.backend.native:
             writer = self.backend.rng.StateWriter(
                 tick, Piece, Place, _unput, GameState._put_op,
-                (tuple(_CLASSES.items()), NONE, INEXACT, LIMIT))
-            self.fast.ns.update(_piece_changed=writer.piece_changed, _put_op=writer.put_op)
+                (tuple(_CLASSES.items()), NONE, INEXACT, LIMIT), _SCALARS, _AT_PLACE)
+            self.fast.ns.update(_piece_changed=writer.piece_changed, _put_op=writer.put_op,
+                                _write_place=writer.write_place,
+                                _write_value=writer.write_value,
+                                _sweep_pieces=writer.sweep_pieces)
         # The compiled backend's native tables and clause machine, made with the
         # first game (see native.py); None on the reference interpreter.
         self._native: Any = None
@@ -1151,6 +1163,14 @@ class GameState:
     # ------------------------------------------------------------ legal actions
     def legal_action_ids(self) -> list[int]:
         """The ids of the legal actions, ascending."""
+        steps = self.machine.steps
+        if steps is not None:
+            ids: list[int] = steps.legal_ids(self)   # _core.StepRunner: the common case
+            return ids
+        return self._legal_ids()
+
+    def _legal_ids(self) -> list[int]:
+        """``legal_action_ids()`` as the reference works it out."""
         pending = self._pending()
         if pending is None:
             return []
@@ -1469,6 +1489,7 @@ class GameState:
                                    f"not {max_actions!r}")
         below = self.machine.backend.rng.below
         decode = self.machine.space.decode
+        steps = self.machine.steps
         chooser = seed & 0xFFFF_FFFF_FFFF_FFFF
         taken = 0
         # Everything this state holds is shared with the snapshot from here on,
@@ -1489,8 +1510,12 @@ class GameState:
                         chooser, i = below(chooser, len(ids))
                         number = ids[i]
                     kind, values = decode(number)
-                    option, scratch = self._admitted(kind, values, number)
-                    self._carry_out(kind, values, number, option, scratch)
+                    if steps is None:
+                        option, scratch = self._admitted(kind, values, number)
+                        self._carry_out(kind, values, number, option, scratch)
+                    else:
+                        option, scratch = steps.admitted(self, kind, values, number)
+                        steps.carry_out(self, kind, values, number, option, scratch)
                     taken += 1
             except CortesRulesError:
                 self._restore(start)
@@ -1510,6 +1535,10 @@ class GameState:
                 that forbid it, and the state is left unchanged.
             RulesRuntimeError: a rule cannot be evaluated; the state is left unchanged.
         """
+        steps = self.machine.steps
+        if steps is not None and type(action) is int:
+            steps.apply(self, action)   # _core.StepRunner: what follows, natively
+            return
         kind, values, number = self._identify(action)
         option, scratch = self._admitted(kind, values, number)
         # What this state owns (its arrays, columns, values, native state) is written

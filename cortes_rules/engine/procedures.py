@@ -483,7 +483,7 @@ class _RegionCompiler:
             self.count()
             v = self.value(st.value)
             self.w(f"if {name!r} in env: env[{name!r}] = {v}")
-            self.w(f"elif {name!r} in s.values: s._write_value({name!r}, {v})")
+            self.w(f"elif {name!r} in s.values: _write_value(s, {name!r}, {v})")
             message = f"'set {name}': no such variable or value"
             self.w(f"else: raise RulesRuntimeError({message!r}, {self.k(st.span)}, {proc}.rule)")
             if name in self.locs:   # a variable of the region's: env has it
@@ -575,7 +575,7 @@ class _RegionCompiler:
             self.w(f"        _piece_changed(s, {name!r}, {o}.index, {old}, {v})")
             self.w(f"else: {fallback}")
         elif name in ref.place_attributes:
-            self.w(f"if type({o}) is Place: s._write_place({name!r}, {o}.index, {v})")
+            self.w(f"if type({o}) is Place: _write_place(s, {name!r}, {o}.index, {v})")
             self.w(f"else: {fallback}")
         else:
             self.w(fallback)
@@ -598,7 +598,7 @@ class _RegionCompiler:
             # cells that change written (the loop below, for any other domain).
             self.flush()
             self.w(f"if {d} is {self.k(self.fast.ref.world.pieces)}:")
-            self.w(f"    s._sweep_pieces({self.k(sweep)})")
+            self.w(f"    _sweep_pieces(s, {self.k(sweep)})")
             self.w(f"    if {size}: env[{st.name!r}] = {items}[-1]")
             self.w(f"    {i} = {size}")
             self.w(f"    n += {len(st.body) + 2} * {size} + 1")

@@ -1,15 +1,18 @@
-"""Procedures on the compiled core: the loop of frames (``_core.FrameRunner``) and the
+"""Procedures on the compiled core: actions applied and ids listed
+(``_core.StepRunner``), the loop of frames (``_core.FrameRunner``) and the
 writes (``_core.StateWriter``), against the reference (docs/design.md section 6).
 
 Each action runs the procedures on the state's stack until the next decision,
-chance event or the end of the game. The compiled backend runs that loop in
-the extension, and its generated code writes piece attributes and puts pieces
-through the extension; ``GameState._run``, ``_piece_changed`` and ``_put`` in
-``engine/machine.py`` are their specification. Here the same compiled
-rulebook plays seeded games with and without each native part, so that
-nothing else differs; both loops stop a runaway procedure with the same
-error; and the native writes leave a clone, and an action that fails, as the
-reference does.
+chance event or the end of the game. The compiled backend applies an action
+id, runs that loop and lists legal ids in the extension, and its generated
+code writes attributes and game values and puts pieces through the extension;
+``GameState.apply``, ``legal_action_ids``, ``_run``, ``_piece_changed``,
+``_put``, ``_write_place``, ``_write_value`` and ``_sweep_pieces`` in
+``engine/machine.py`` are their specification. Here the same
+compiled rulebook plays seeded games with and without each native part, so
+that nothing else differs (illegal actions tried on both every few steps);
+both loops stop a runaway procedure with the same error; and the native
+writes leave a clone, and an action that fails, as the reference does.
 """
 
 from __future__ import annotations
@@ -34,9 +37,16 @@ def _without_native_loop(book: cortes_rules.Rulebook) -> cortes_rules.Rulebook:
     return book
 
 
+def _without_native_steps(book: cortes_rules.Rulebook) -> cortes_rules.Rulebook:
+    book._machine.steps = None
+    return book
+
+
+WRITES = ("_piece_changed", "_put_op", "_write_place", "_write_value", "_sweep_pieces")
+
+
 def _without_native_writes(book: cortes_rules.Rulebook) -> cortes_rules.Rulebook:
-    book._machine.fast.ns.update(_piece_changed=GameState._piece_changed,
-                                 _put_op=GameState._put_op)
+    book._machine.fast.ns.update({name: getattr(GameState, name) for name in WRITES})
     return book
 
 
@@ -51,12 +61,14 @@ def _native_state_in_step(state) -> None:
 def test_2_1_only_the_compiled_backend_runs_frames_and_writes_natively():
     compiled = cortes_rules.load("cortes", backend="compiled")._machine
     assert isinstance(compiled.runner, core.FrameRunner)
-    assert isinstance(compiled.fast.ns["_piece_changed"].__self__, core.StateWriter)
-    assert isinstance(compiled.fast.ns["_put_op"].__self__, core.StateWriter)
+    assert isinstance(compiled.steps, core.StepRunner)
+    for name in WRITES:
+        assert isinstance(compiled.fast.ns[name].__self__, core.StateWriter)
     reference = cortes_rules.load("cortes", backend="python")._machine
     assert reference.runner is None
-    assert reference.fast.ns["_piece_changed"] is GameState._piece_changed
-    assert reference.fast.ns["_put_op"] is GameState._put_op
+    assert reference.steps is None
+    for name in WRITES:
+        assert reference.fast.ns[name] is getattr(GameState, name)
 
 
 @pytest.mark.rule("2.1")
@@ -84,6 +96,64 @@ def test_2_1_the_native_writes_play_as_the_reference_writes(name, kwargs, new_ga
     played = sum(play_both(plain, native, seed=seed, max_steps=300, new_game=new_game)
                  for seed in seeds)
     assert played >= 300
+
+
+@pytest.mark.rule("2.1")
+@pytest.mark.parametrize("name, kwargs, new_game, seeds", [
+    ("cortes", {"options": ("veteran",)}, {"setup": "historical", "turn_limit": 10}, (0, 1)),
+    ("cortes", {}, {"setup": "demo", "turn_limit": 10}, (2, 4)),
+    ("grands_strateges", {"scenario": "X"}, {}, (3, 5))])
+def test_2_1_native_steps_play_as_the_reference_steps(name, kwargs, new_game, seeds):
+    """Legal ids, states, logs and the refusal of illegal actions agree at every step."""
+    native = cortes_rules.load(name, backend="compiled", **kwargs)
+    plain = _without_native_steps(cortes_rules.load(name, backend="compiled", **kwargs))
+    played = sum(play_both(plain, native, seed=seed, max_steps=300, new_game=new_game,
+                           probe_every=3)
+                 for seed in seeds)
+    assert played >= 300
+
+
+@pytest.mark.rule("2.1")
+def test_2_1_a_playout_with_native_steps_is_the_reference_playout():
+    native = cortes_rules.load("cortes", backend="compiled", options=("veteran",))
+    plain = _without_native_steps(
+        cortes_rules.load("cortes", backend="compiled", options=("veteran",)))
+    for seed in range(2):
+        games = [book.new_game(seed=seed, setup="historical", turn_limit=3)
+                 for book in (plain, native)]
+        taken = [game.random_playout(seed + 10) for game in games]
+        assert taken[0] == taken[1] > 100
+        assert snapshot(games[0]) == snapshot(games[1])
+
+
+@pytest.mark.rule("2.1")
+def test_2_1_native_writes_stamp_what_the_reference_writes_stamp():
+    """The stamps (which cached listings check) that an action changes are the same
+    ones with the native writes as with the reference's, action by action."""
+    native = cortes_rules.load("cortes", backend="compiled", options=("veteran",))
+    plain = _without_native_writes(
+        cortes_rules.load("cortes", backend="compiled", options=("veteran",)))
+    games = [book.new_game(seed=4, setup="historical", turn_limit=10)
+             for book in (plain, native)]
+    chooser = random.Random(4)
+    changed_any = 0
+    for _ in range(600):
+        if games[0].is_terminal():
+            break
+        befores = [list(game.stamps) for game in games]
+        if games[0].is_chance_node():
+            for game in games:
+                game.apply_chance()
+        else:
+            pick = chooser.choice(games[0].legal_action_ids())
+            for game in games:
+                game.apply(pick)
+        changed = [{i for i, (a, b) in enumerate(zip(before, game.stamps, strict=True))
+                    if a != b}
+                   for before, game in zip(befores, games, strict=True)]
+        assert changed[0] == changed[1]
+        changed_any += bool(changed[0])
+    assert changed_any > 300
 
 
 @pytest.mark.rule("7.1")

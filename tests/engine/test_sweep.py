@@ -13,20 +13,32 @@ from __future__ import annotations
 import pytest
 
 import cortes_rules
-from cortes_rules.engine import machine as machine_module
 from cortes_rules.engine import procedures
 from cortes_rules.engine.procedures import REGION
 
 from test_lazy_procedures import _play
 
 
-def _played(monkeypatch, seed: int, steps: int, sweep: bool):
+def _played(monkeypatch, seed: int, steps: int, sweep: bool,
+            sweeps: list[int] | None = None):
     """A fresh load of Cortés (veteran) and a seeded game of it; regions are generated
-    when first run, so the loop is kept (``sweep`` false) for the whole game."""
+    when first run, so the loop is kept (``sweep`` false) for the whole game. The
+    size of each sweep made is added to ``sweeps`` (the generated code calls the
+    ``_sweep_pieces`` of its namespace: the native writer's on the compiled
+    backend, the state's method on the reference)."""
     with monkeypatch.context() as patch:
         if not sweep:
             patch.setattr(procedures._RegionCompiler, "sweep_of", lambda self, st: None)
         book = cortes_rules.load("cortes", options="veteran")
+        if sweeps is not None:
+            ns = book._machine.fast.ns
+            original = ns["_sweep_pieces"]
+
+            def counted(s, writes):
+                sweeps.append(len(writes))
+                return original(s, writes)
+
+            ns["_sweep_pieces"] = counted
         game = book.new_game(seed=seed, setup="historical")
         return book, game, _play(game, seed, steps)
 
@@ -39,17 +51,10 @@ def _attributes(game) -> dict[str, list[str]]:
 @pytest.mark.parametrize("seed", range(2))
 def test_7_1_a_sweep_plays_as_the_loop_it_replaces(monkeypatch, seed):
     sweeps: list[int] = []
-    original = machine_module.GameState._sweep_pieces
-
-    def counted(self, writes):
-        sweeps.append(len(writes))
-        return original(self, writes)
-
-    monkeypatch.setattr(machine_module.GameState, "_sweep_pieces", counted)
-    _, swept, by_sweep = _played(monkeypatch, seed, 300, True)
+    _, swept, by_sweep = _played(monkeypatch, seed, 300, True, sweeps)
     assert sweeps and set(sweeps) == {6}          # begin_phase's six attributes
     del sweeps[:]
-    _, looped, by_loop = _played(monkeypatch, seed, 300, False)
+    _, looped, by_loop = _played(monkeypatch, seed, 300, False, sweeps)
     assert not sweeps
     assert by_sweep == by_loop
     assert swept.to_notation() == looped.to_notation()
