@@ -26,6 +26,8 @@ Kernels:
 - ``steps``: ``StepRunner``, an action id applied and a decision's legal ids
   listed (``GameState.apply`` and ``legal_action_ids`` are its
   specification), in ``steps.pxi``.
+- ``logs``: ``LogWriter``, a log line and its audience for the generated
+  code (``GameState._log_values`` is its specification), in ``logs.pxi``.
 
 Nothing here knows a game: no rulebook fact is written in this folder.
 """
@@ -39,7 +41,7 @@ from array import array
 from cortes_rules.errors import BoardError
 
 ABI = 4
-KERNELS = ("rng", "board", "clauses", "frames", "writes", "steps")
+KERNELS = ("rng", "board", "clauses", "frames", "writes", "steps", "logs")
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
 
@@ -1131,3 +1133,4 @@ cdef class ClauseMachine:
 include "frames.pxi"
 include "writes.pxi"
 include "steps.pxi"
+include "logs.pxi"

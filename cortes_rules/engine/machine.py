@@ -39,6 +39,7 @@ from .codegen import FastCompiler
 from .compile import (
     Compiler,
     Fn,
+    NamedText,
     RulesRuntimeError,
     _as_iterable,
     _order_key,
@@ -47,7 +48,7 @@ from .compile import (
 )
 from .visibility import HideClauses
 from .action_space import ActionSpace, Kind, _nearest
-from .log import EVERYONE, LogEntry, _log_between, _pieces_named, _unchain
+from .log import _NO_PIECE, EVERYONE, LogEntry, _log_between, _pieces_named, _unchain
 from .procedures import (
     _AT_PLACE,
     _PROC_LOCK,
@@ -91,6 +92,8 @@ STEP_BUDGET = 2_000_000
 tick = itertools.count(1).__next__
 _chain = itertools.chain.from_iterable
 _SCALARS = frozenset({int, bool, str, type(None), Fraction})
+# The writes the regions' generated code makes through its namespace (``Machine._use_kernels``).
+_NATIVE_WRITES = ("_piece_changed", "_put_op", "_write_place", "_write_value", "_sweep_pieces")
 
 
 def _same(old: Any, value: Any) -> bool:
@@ -151,33 +154,7 @@ class Machine:
             self.fast.native_filter = self.piece_filter
             self.fast.native_item_filter = self.item_filter
         self.space = ActionSpace(world, program)
-        # The native loop of procedure frames (``GameState._run``), or None.
-        self.runner: Any = None
-        if "frames" in self.backend.native:
-            self.runner = self.backend.rng.FrameRunner(
-                {"JUMP_IF_NOT": JUMP_IF_NOT, "JUMP": JUMP, "REGION": REGION, "LET": LET,
-                 "FOR_NEXT": FOR_NEXT, "CALL": CALL, "RETURN": RETURN, "FOR_INIT": FOR_INIT},
-                _PAUSES, _as_iterable)
-        # Actions applied and legal ids listed natively (``_core.StepRunner``), or None.
-        self.steps: Any = None
-        if "steps" in self.backend.native:
-            self.steps = self.backend.rng.StepRunner(
-                {"CHOOSE": CHOOSE, "ROLL": ROLL, "DRAW": DRAW}, _SHARING,
-                (CortesRulesError, RulesRuntimeError))
-        # The writes of the regions' generated code, as ``_piece_changed(s, ...)`` and the
-        # like: natively (``_core.StateWriter``) or by the state's methods.
-        self.fast.ns.update(_piece_changed=GameState._piece_changed, _put_op=GameState._put_op,
-                            _write_place=GameState._write_place,
-                            _write_value=GameState._write_value,
-                            _sweep_pieces=GameState._sweep_pieces)
-        if "writes" in self.backend.native:
-            writer = self.backend.rng.StateWriter(
-                tick, Piece, Place, _unput, GameState._put_op,
-                (tuple(_CLASSES.items()), NONE, INEXACT, LIMIT), _SCALARS, _AT_PLACE)
-            self.fast.ns.update(_piece_changed=writer.piece_changed, _put_op=writer.put_op,
-                                _write_place=writer.write_place,
-                                _write_value=writer.write_value,
-                                _sweep_pieces=writer.sweep_pieces)
+        self._use_kernels()
         # The compiled backend's native tables and clause machine, made with the
         # first game (see native.py); None on the reference interpreter.
         self._native: Any = None
@@ -256,6 +233,38 @@ class Machine:
             play(i, phase)
         main.code.append((TURN_END, loop))
         self.main = main
+
+    def _use_kernels(self) -> None:
+        """Take the compiled core's kernels for procedures where the backend has them.
+
+        ``runner`` (``_core.FrameRunner``) runs the loop of procedure frames and
+        ``steps`` (``_core.StepRunner``) applies action ids and lists legal ids;
+        both are None on the reference. The generated code writes and logs
+        through the functions of its namespace (``_piece_changed(s, ...)`` and
+        the like): ``_core.StateWriter``'s and ``_core.LogWriter``'s, or the
+        ``GameState`` methods they must match.
+        """
+        native, core, ns = self.backend.native, self.backend.rng, self.fast.ns
+        self.runner: Any = None
+        if "frames" in native:
+            self.runner = core.FrameRunner(
+                {"JUMP_IF_NOT": JUMP_IF_NOT, "JUMP": JUMP, "REGION": REGION, "LET": LET,
+                 "FOR_NEXT": FOR_NEXT, "CALL": CALL, "RETURN": RETURN, "FOR_INIT": FOR_INIT},
+                _PAUSES, _as_iterable)
+        self.steps: Any = None
+        if "steps" in native:
+            self.steps = core.StepRunner({"CHOOSE": CHOOSE, "ROLL": ROLL, "DRAW": DRAW},
+                                         _SHARING, (CortesRulesError, RulesRuntimeError))
+        ns.update({name: getattr(GameState, name) for name in _NATIVE_WRITES})
+        if "writes" in native:
+            writer = core.StateWriter(tick, Piece, Place, _unput, GameState._put_op,
+                                      (tuple(_CLASSES.items()), NONE, INEXACT, LIMIT),
+                                      _SCALARS, _AT_PLACE)
+            ns.update({name: getattr(writer, name.lstrip("_")) for name in _NATIVE_WRITES})
+        ns["_log_values"] = GameState._log_values
+        if "logs" in native:
+            ns["_log_values"] = core.LogWriter(EVERYONE, LogEntry.later, Piece, NamedText,
+                                               _NO_PIECE, GameState._log_values).log_values
 
     @functools.cached_property
     def variables(self) -> frozenset[str]:

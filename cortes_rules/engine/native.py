@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 import attrs
@@ -38,6 +39,8 @@ from .domains import TYPES, PieceDomain, free_names
 from . import fold
 from .fold import EdgeBindings
 from .tables import Tables, lower
+
+_index = attrgetter("index")
 
 
 _MOVING = frozenset({bc.PIECE_ATTR, bc.PLACE_ATTR, bc.COUNT, bc.OWNED, bc.OTHERS, bc.RIVALS,
@@ -275,7 +278,7 @@ class NativePairs:
             firsts = _sequence(self.domains[0](s, env))
         else:
             every = self.objects[0]
-            firsts = [every[i] for i in indices]
+            firsts = list(map(every.__getitem__, indices))
         if not firsts:
             return True
         first_name, second_name = self.names
@@ -397,11 +400,11 @@ class NativeItems:
             return False
         # An item the test keeps that has no place in the action's numbering: the
         # generated enumerator says what is wrong.
-        ids = [positions[value.index] for value in (kept[:1] if stop else kept)]
+        ids = list(map(positions.__getitem__, map(_index, kept[:1] if stop else kept)))
         if NONE in ids:
             return False
         base = self.base
-        out.extend([base + position for position in ids])
+        out.extend(map(base.__add__, ids))
         return True
 
 
@@ -607,7 +610,7 @@ class PieceFilter(_Filter):
             return None
         self.hits += 1
         pieces = self.machine.world.pieces
-        return tuple([pieces[i] for i in found])
+        return tuple(map(pieces.__getitem__, found))
 
     def _found(self, s: Any, values: tuple[Any, ...]) -> list[int] | None:
         support = self.machine.native_support()

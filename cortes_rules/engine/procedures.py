@@ -506,7 +506,7 @@ class _RegionCompiler:
             values = [self.value(p) for p in fields if not isinstance(p, str)]
             cited = self.value(st.cite) if st.cite is not None else "None"
             to = self.value(st.to) if st.to is not None else self.k(EVERYONE)
-            self.w(f"s._log_values({self.k(parts)}, ({''.join(v + ', ' for v in values)}), "
+            self.w(f"_log_values(s, {self.k(parts)}, ({''.join(v + ', ' for v in values)}), "
                    f"{cited}, {to})")
         elif isinstance(st, ir.Reveal):
             self.count()

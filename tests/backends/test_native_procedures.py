@@ -1,14 +1,16 @@
 """Procedures on the compiled core: actions applied and ids listed
-(``_core.StepRunner``), the loop of frames (``_core.FrameRunner``) and the
-writes (``_core.StateWriter``), against the reference (docs/design.md section 6).
+(``_core.StepRunner``), the loop of frames (``_core.FrameRunner``), the
+writes (``_core.StateWriter``) and log lines (``_core.LogWriter``), against
+the reference (docs/design.md section 6).
 
 Each action runs the procedures on the state's stack until the next decision,
 chance event or the end of the game. The compiled backend applies an action
 id, runs that loop and lists legal ids in the extension, and its generated
-code writes attributes and game values and puts pieces through the extension;
-``GameState.apply``, ``legal_action_ids``, ``_run``, ``_piece_changed``,
-``_put``, ``_write_place``, ``_write_value`` and ``_sweep_pieces`` in
-``engine/machine.py`` are their specification. Here the same
+code writes attributes and game values, puts pieces and logs lines through
+the extension; ``GameState.apply``, ``legal_action_ids``, ``_run``,
+``_piece_changed``, ``_put``, ``_write_place``, ``_write_value``,
+``_sweep_pieces`` and ``_log_values`` in ``engine/machine.py`` are their
+specification. Here the same
 compiled rulebook plays seeded games with and without each native part, so
 that nothing else differs (illegal actions tried on both every few steps);
 both loops stop a runaway procedure with the same error; and the native
@@ -18,6 +20,7 @@ writes leave a clone, and an action that fails, as the reference does.
 from __future__ import annotations
 
 import random
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -45,6 +48,11 @@ def _without_native_steps(book: cortes_rules.Rulebook) -> cortes_rules.Rulebook:
 WRITES = ("_piece_changed", "_put_op", "_write_place", "_write_value", "_sweep_pieces")
 
 
+def _without_native_logs(book: cortes_rules.Rulebook) -> cortes_rules.Rulebook:
+    book._machine.fast.ns["_log_values"] = GameState._log_values
+    return book
+
+
 def _without_native_writes(book: cortes_rules.Rulebook) -> cortes_rules.Rulebook:
     book._machine.fast.ns.update({name: getattr(GameState, name) for name in WRITES})
     return book
@@ -64,10 +72,11 @@ def test_2_1_only_the_compiled_backend_runs_frames_and_writes_natively():
     assert isinstance(compiled.steps, core.StepRunner)
     for name in WRITES:
         assert isinstance(compiled.fast.ns[name].__self__, core.StateWriter)
+    assert isinstance(compiled.fast.ns["_log_values"].__self__, core.LogWriter)
     reference = cortes_rules.load("cortes", backend="python")._machine
     assert reference.runner is None
     assert reference.steps is None
-    for name in WRITES:
+    for name in (*WRITES, "_log_values"):
         assert reference.fast.ns[name] is getattr(GameState, name)
 
 
@@ -124,6 +133,25 @@ def test_2_1_a_playout_with_native_steps_is_the_reference_playout():
         taken = [game.random_playout(seed + 10) for game in games]
         assert taken[0] == taken[1] > 100
         assert snapshot(games[0]) == snapshot(games[1])
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.parametrize("name, kwargs, new_game, seeds", [
+    ("cortes", {"options": ("veteran",)}, {"setup": "historical", "turn_limit": 10}, (0, 1)),
+    ("grands_strateges", {"scenario": "X"}, {}, (3, 5))])
+def test_11_9_native_log_lines_have_the_reference_audiences(name, kwargs, new_game, seeds):
+    """With the veteran preset's fog of war (11.9), a line naming a piece hidden from a
+    player is kept from that player: lines, citations, audiences and observations
+    agree at every step with and without the native log lines."""
+    native = cortes_rules.load(name, backend="compiled", **kwargs)
+    plain = _without_native_logs(cortes_rules.load(name, backend="compiled", **kwargs))
+    played = sum(play_both(plain, native, seed=seed, max_steps=300, new_game=new_game)
+                 for seed in seeds)
+    assert played >= 300
+    if name == "cortes":
+        game = native.new_game(seed=0, **new_game)
+        game.random_playout(0, max_actions=400)
+        assert any(entry.audience is not None for entry in game.log)
 
 
 @pytest.mark.rule("2.1")
@@ -232,3 +260,30 @@ def test_2_2_an_action_that_fails_after_native_writes_changes_nothing(tmp_path, 
     assert snapshot(state) == before
     assert state.stamps == stamps
     _native_state_in_step(state)
+
+
+@pytest.mark.rule("2.2", rulebook="minimal_race")
+def test_2_2_a_revealed_piece_is_named_to_the_player_it_was_shown_to():
+    """Each runner is hidden from the other player until its side's rest shows it:
+    after Red's rest, a line naming Blue's runner is for Blue alone; after Blue's,
+    for everyone. The native log lines give each line the reference's audience."""
+    text = MINIMAL.read_text(encoding="utf-8").replace(
+        'log "{p} rests" cite "2.2"',
+        'for each u in runners_of(p) { reveal u to next_player(p) }\n'
+        '        for each u in pieces { log "{u} waits" cite "2.2" }', 1)
+    text += ('\nrule 2.6 "Screens" {\n  summary "A test clause: a runner is hidden from the'
+             ' other player."\n  hide piece when piece.side != viewer\n}\n')
+    path = Path(tempfile.mkdtemp()) / "race.rules"
+    path.write_text(text, encoding="utf-8")
+    audiences = []
+    for native in (False, True):
+        book = cortes_rules.load(path, backend="compiled")
+        if not native:
+            _without_native_logs(book)
+        state = book.new_game(setup="standard")
+        state.apply("rest")     # Red shows his runner to Blue; both runners wait
+        state.apply("rest")     # Blue shows his to Red; both wait
+        audiences.append([(entry.text, entry.audience) for entry in state.log])
+    assert audiences[0] == audiences[1]
+    waits = [audience for text, audience in audiences[1] if text.endswith("waits")]
+    assert waits == [None, frozenset({"blue"}), None, None]
