@@ -169,6 +169,6 @@ cdef class StepRunner:
             frame[1] = option.body
         else:
             state._resume(kind, values, option, scratch)
-        d["_history"] = (d["machine"].space.action(number), d["_history"], log_before)
+        d["_history"] = (number, d["_history"], log_before)
         state._run()
         state._check_endings()

@@ -539,7 +539,7 @@ class GameState:
         self.last_roll: Any = None
         self.drawn: set[str] | None = None   # rules drawn on, while with_rules() keeps count
         self._log: tuple[Any, ...] | None = None   # (entry, previous) chain
-        self._history: tuple[Any, ...] | None = None
+        self._history: tuple[Any, ...] | None = None   # (action id, previous, log) chain
         self._legal: list[list[int]] | None = None   # legal ids by option, this position
         self._choosers: tuple[Any, Any, Any] | None = None   # see _sealed_next
         # Whether the legal actions of the position an action started from were
@@ -906,7 +906,8 @@ class GameState:
     @property
     def history(self) -> list[Action]:
         """Every action applied so far, dice rolls and draws included, in order."""
-        return _unchain(self._history)
+        # The chain holds action ids; each becomes its Action (memoised) only here.
+        return list(map(self.machine.space.action, _unchain(self._history)))
 
     def is_terminal(self) -> bool:
         """Whether the game is over (then ``outcome()`` says how it ended)."""
@@ -1601,9 +1602,10 @@ class GameState:
         self._legal = None
         log_before = self._log
         self._resume(kind, values, option, scratch)
-        # (action, earlier history, the log as the action found it): the log
-        # lines after that point are the action's rule trail.
-        self._history = (self.machine.space.action(number), self._history, log_before)
+        # (action id, earlier history, the log as the action found it): the log
+        # lines after that point are the action's rule trail. The id becomes an
+        # Action only when the history is read.
+        self._history = (number, self._history, log_before)
         self._run()
         self._check_endings()
 
