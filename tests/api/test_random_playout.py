@@ -9,6 +9,7 @@ same game; a limit is kept.
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,25 @@ def test_a_playout_leaves_the_garbage_collector_as_it_found_it(book, collector_o
             assert gc.isenabled() is collector_on
     finally:
         (gc.enable if was else gc.disable)()
+
+
+@pytest.mark.rule("4.1")
+@settings(max_examples=6, deadline=None)
+@given(seed=seeds)
+def test_the_history_is_the_actions_applied_by_id_each_made_when_read(book, seed):
+    # Applying an action id records the id; the history turns each into its
+    # Action (the very object the rulebook hands out for that id) when read,
+    # dice rolls included.
+    state = book.new_game(seed=seed, setup="historical", turn_limit=2)
+    chooser = random.Random(seed)
+    applied = []
+    for _ in range(120):
+        if state.is_terminal():
+            break
+        number = chooser.choice(state.legal_action_ids())
+        state.apply(number)
+        applied.append(number)
+    history = state.history
+    assert [str(a) for a in history] == [str(book.action_from_id(n)) for n in applied]
+    assert all(a is book.action_from_id(n) for a, n in zip(history, applied, strict=True))
+    assert any(a.is_chance for a in history) or len(applied) < 120
