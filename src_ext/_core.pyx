@@ -32,11 +32,13 @@ Kernels:
 Nothing here knows a game: no rulebook fact is written in this folder.
 """
 
+from cpython.object cimport PyObject
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from array import array
+from types import MemberDescriptorType
 
 from cortes_rules.errors import BoardError
 
@@ -280,14 +282,57 @@ NEEDS[:] = [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1,
             2, 2, 1, 0, 0, 1, 1, 1, 0, 2, 1, 1, 1]
 
 
-cdef inline int64_t _numbered(object value, object wanted, const int64_t *positions,
+cdef extern from "Python.h":
+    # A slot of a class with ``__slots__`` is a member descriptor that names
+    # where in each instance its value is kept.
+    ctypedef struct PyMemberDef:
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef *d_member
+    bint PyLong_CheckExact(PyObject *)
+    long long PyLong_AsLongLong(object) except? -1
+
+
+cdef type _MEMBER = MemberDescriptorType
+cdef dict _INDEX_SLOTS = {}     # by class: where its instances keep ``index``, or -1
+
+
+cdef Py_ssize_t _index_slot(object wanted, object sample) except -2:
+    # Where instances of ``wanted`` (Piece, Place: classes with ``__slots__``)
+    # keep their ``index``, checked against ``sample.index`` the first time; -1
+    # when it is no such slot (``.index`` is then read as an attribute).
+    cdef Py_ssize_t offset
+    found = _INDEX_SLOTS.get(wanted)
+    if found is not None:
+        return found
+    offset = -1
+    descriptor = wanted.__dict__.get("index") if isinstance(wanted, type) else None
+    if type(descriptor) is _MEMBER and type(sample) is wanted:
+        offset = (<PyMemberDescrObject *> <PyObject *> descriptor).d_member.offset
+        if _slot_index(sample, offset) != sample.index:
+            offset = -1
+    _INDEX_SLOTS[wanted] = offset
+    return offset
+
+
+cdef inline int64_t _slot_index(object value, Py_ssize_t offset) except? -2:
+    # ``value.index`` read from its slot (``_index_slot``); -1 when it holds no int.
+    cdef PyObject *held = (<PyObject **> ((<char *> <PyObject *> value) + offset))[0]
+    if held == NULL or not PyLong_CheckExact(held):
+        return -1
+    return PyLong_AsLongLong(<object> held)
+
+
+cdef inline int64_t _numbered(object value, object wanted, Py_ssize_t slot,
+                              const int64_t *positions,
                               Py_ssize_t n_positions) except? -2:
     # A value's index when it is a ``wanted`` (Piece or Place) with a position
-    # in an action's numbering (``n_positions`` of them); else -1.
+    # in an action's numbering (``n_positions`` of them); else -1. ``slot``:
+    # where a ``wanted`` keeps its index (``_index_slot``), or -1.
     cdef int64_t index
     if type(value) is not wanted:
         return -1
-    index = value.index
+    index = _slot_index(value, slot) if slot >= 0 else value.index
     if not 0 <= index < n_positions or positions[index] < 0:
         return -1
     return index
@@ -961,8 +1006,13 @@ cdef class ClauseMachine:
         cdef int64_t first, second
         cdef int8_t answer
         cdef Cells attrs = _cells(piece_values, place_values)
+        cdef Py_ssize_t first_slot = -1, second_slot = -1
         if n_values > 8 or len(firsts) != len(seconds):
             return 0
+        if len(firsts):
+            first_slot = _index_slot(first_type, firsts[0])
+            if len(seconds[0]):
+                second_slot = _index_slot(second_type, seconds[0][0])
         for i in range(n_values):
             cells[i] = values[i]
         for i in range(SLOTS):
@@ -970,13 +1020,14 @@ cdef class ClauseMachine:
         for i in range(EDGE_COLUMNS):
             columns[i] = NULL
         for i in range(len(firsts)):
-            first = _numbered(firsts[i], first_type, &first_pos[0], first_pos.shape[0])
+            first = _numbered(firsts[i], first_type, first_slot, &first_pos[0],
+                              first_pos.shape[0])
             if first < 0:
                 return 0
             targets = seconds[i]
             for j in range(len(targets)):
-                second = _numbered(targets[j], second_type, &second_pos[0],
-                                   second_pos.shape[0])
+                second = _numbered(targets[j], second_type, second_slot,
+                                   &second_pos[0], second_pos.shape[0])
                 if second < 0:
                     return 0
                 slots[0] = first
@@ -1020,15 +1071,17 @@ cdef class ClauseMachine:
         each of the class ``wanted``: a list of those the condition holds for, in
         their order, or None (an object of another class or outside the
         numbering, or ``UNKNOWN`` for any)."""
-        cdef Py_ssize_t i, n = len(objects)
+        cdef Py_ssize_t i, n = len(objects), slot = -1
         cdef int64_t index, limit = self.n_pieces if pieces else self.n_places
         indices = array("q", bytes(8 * n)) if n else array("q", [0])
         cdef int64_t[:] view = indices
+        if n:
+            slot = _index_slot(wanted, objects[0])
         for i in range(n):
             value = objects[i]
             if type(value) is not wanted:
                 return None
-            index = value.index
+            index = _slot_index(value, slot) if slot >= 0 else value.index
             if not 0 <= index < limit:
                 return None
             view[i] = index

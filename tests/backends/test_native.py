@@ -334,6 +334,65 @@ def test_10_9_a_pair_listing_hands_back_what_it_cannot_number_and_keeps_errors()
             native.base, native.width, [], False, failing)
 
 
+class _Slotted:
+    # A class like Piece and Place: its ``index`` a slot, which the native
+    # machine reads where the slot lies.
+    __slots__ = ("index",)
+
+    def __init__(self, index=None):
+        if index is not None:
+            self.index = index
+
+
+class _Attribute:
+    # ``index`` read through a property: the machine asks for it as Python would.
+    def __init__(self, index):
+        self._index = index
+
+    @property
+    def index(self):
+        return self._index
+
+
+@pytest.mark.rule("10.9")
+def test_10_9_items_are_numbered_alike_whether_their_index_is_a_slot_or_not():
+    # filter_objects numbers the items it is given by their ``index``: read
+    # from its slot for classes with ``__slots__`` (Piece, Place), as an
+    # attribute otherwise, and a slot left empty hands the listing back.
+    from cortes_rules.core.world import Place
+
+    book = _compiled("cortes")
+    state = book.new_game(seed=2, setup="historical")
+    state._native_rebuild()
+    support = book._machine.native_support()
+    native, clauses, kinds = state.native, support.clauses, support.tables.place_kind
+    places = list(book._machine.world.places)
+    zone = next(p for p in places if p.kind == "zone")
+    # Keeps the places of a zone's kind: an item read with the wrong index is
+    # kept or left wrongly.
+    keep = array("q", [bc.PARAM, 0, bc.KIND, 0, bc.CONST, kinds[zone.index], bc.EQ, 0,
+                       bc.RETURN, 0])
+
+    def kept(items, wanted):
+        return clauses.filter_objects(keep, [], items, wanted, False, native.board,
+                                      native.pieces, native.places, ())
+
+    def expected(items):
+        return [x for x in items if kinds[x.index] == kinds[zone.index]]
+
+    assert kept(places, Place) == expected(places) != []
+    assert expected(places) != places
+    mixed = [zone.index, 0, zone.index + 1, len(places) - 1, zone.index, 1]
+    slotted = [_Slotted(i) for i in mixed]
+    assert kept(slotted, _Slotted) == expected(slotted) != []
+    assert kept([_Slotted(2), _Slotted()], _Slotted) is None       # an empty slot
+    assert kept([_Slotted(2), _Slotted(len(places))], _Slotted) is None    # outside
+    assert kept([_Slotted(2), _Attribute(3)], _Slotted) is None     # another class
+    by_attribute = [_Attribute(i) for i in mixed]
+    assert kept(by_attribute, _Attribute) == expected(by_attribute) != []
+    assert kept([], _Slotted) == []
+
+
 @pytest.mark.rule("7.1")
 def test_7_1_options_that_do_not_compile_keep_the_interpreter():
     # Grands Stratèges' movement cost reads the position: no native listing.
