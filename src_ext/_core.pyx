@@ -305,9 +305,11 @@ cdef Py_ssize_t _index_slot(object wanted, object sample) except -2:
     found = _INDEX_SLOTS.get(wanted)
     if found is not None:
         return found
+    if type(sample) is not wanted:
+        return -1       # nothing to check the slot against: the next call will
     offset = -1
-    descriptor = wanted.__dict__.get("index") if isinstance(wanted, type) else None
-    if type(descriptor) is _MEMBER and type(sample) is wanted:
+    descriptor = wanted.__dict__.get("index")
+    if type(descriptor) is _MEMBER:
         offset = (<PyMemberDescrObject *> <PyObject *> descriptor).d_member.offset
         if _slot_index(sample, offset) != sample.index:
             offset = -1

@@ -392,6 +392,18 @@ def test_10_9_items_are_numbered_alike_whether_their_index_is_a_slot_or_not():
     assert kept(by_attribute, _Attribute) == expected(by_attribute) != []
     assert kept([], _Slotted) == []
 
+    class Later:
+        __slots__ = ("index",)
+
+        def __init__(self, index):
+            self.index = index
+
+    # A first call whose first item is of another class: refused, and the
+    # next call numbers the class's items all the same.
+    assert kept([_Slotted(2), Later(zone.index)], Later) is None
+    later = [Later(zone.index), Later(0), Later(zone.index)]
+    assert kept(later, Later) == expected(later) == [later[0], later[2]]
+
 
 @pytest.mark.rule("7.1")
 def test_7_1_options_that_do_not_compile_keep_the_interpreter():
