@@ -285,20 +285,25 @@ class Machine:
     def native_enumerator(self, spec: OptionSpec, generated: Any) -> Any:
         """``generated``, or first the native enumeration of ``spec`` where it compiles."""
         machine = self
+        # (whether the rulebook has a clause machine, the option's native listing or
+        # None), worked out at the first listing: neither changes afterwards.
+        found: list[tuple[bool, Any]] = []
 
         def enumerate_natively(s: Any, env: dict[str, Any], out: list[int], stop: bool) -> None:
-            support = machine.native_support()
-            if support is not None and s.native is None:
+            if not found:
+                support = machine.native_support()
+                found.append((support is not None,
+                              support.option(spec) if support is not None else None))
+            supported, native = found[0]
+            if supported and s.native is None:
                 s._native_rebuild()     # kept in step from now on, by every write
-            if support is not None:
-                native = support.option(spec)
-                if native is not None:
-                    mark = len(out)
-                    try:
-                        if native.run(s, env, out, stop):
-                            return
-                    except Exception:   # noqa: BLE001 - the interpreter decides
-                        del out[mark:]
+            if native is not None:
+                mark = len(out)
+                try:
+                    if native.run(s, env, out, stop):
+                        return
+                except Exception:   # noqa: BLE001 - the interpreter decides
+                    del out[mark:]
             generated(s, env, out, stop)
         return enumerate_natively
 
