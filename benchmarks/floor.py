@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import random
 import sys
 import time
 from pathlib import Path
@@ -69,27 +68,11 @@ class Timed:
         return timed
 
 
-def play(book: cortes_rules.Rulebook, seeds: int, steps: int) -> int:
-    """Play ``steps`` steps of ``seeds`` seeded games; the number of steps taken."""
-    taken = 0
-    for seed in range(seeds):
-        state = book.new_game(seed=seed, **NEW_GAME)
-        chooser = random.Random(seed)
-        for _ in range(steps):
-            if state.is_terminal():
-                break
-            if state.is_chance_node():
-                state.apply_chance()
-            else:
-                state.apply(chooser.choice(state.legal_action_ids()))
-            taken += 1
-    return taken
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=4, help="games (seeds 0..K-1)")
-    parser.add_argument("--steps", type=int, default=1500, help="steps per game")
+    parser.add_argument("--steps", type=int, default=1500,
+                        help="steps per seed (a game that ends is followed by a new one)")
     parser.add_argument("--warmup-games", type=int, default=6,
                         help="warm-up games of 2,000 steps (seeds 100 and up)")
     args = parser.parse_args(argv)
@@ -113,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     gc.callbacks.append(collector)
     try:
         start = time.perf_counter()
-        taken = play(book, args.seeds, args.steps)
+        for seed in range(args.seeds):
+            R.Player(book, NEW_GAME, seed).steps(args.steps)
+        taken = args.seeds * args.steps
         total = time.perf_counter() - start
     finally:
         gc.callbacks.remove(collector)
