@@ -1,0 +1,33 @@
+"""Adapters to AI libraries: a PettingZoo environment and an OpenSpiel game.
+
+Each adapter is an optional extra and is imported only when asked for::
+
+    from cortes_rules.adapters.pettingzoo import RulesEnv   # cortes-rules[pettingzoo]
+    from cortes_rules.adapters.openspiel import register    # cortes-rules[openspiel]
+
+``cortes_rules.adapters.tensors`` turns what one player may see of a game
+(``GameState.observation``) into a flat tensor; ``cortes_rules.adapters.outcomes``
+maps players to integers and outcomes to utilities. None of them knows a
+particular game: they read the rulebook's world (its pieces, places, players,
+phases and declared attributes).
+
+This package imports none of the libraries itself: importing it works without
+the extras. Importing an adapter whose library is missing raises
+``MissingExtraError`` (both a ``CortesRulesError`` and an ``ImportError``),
+which names the extra to install.
+"""
+
+from __future__ import annotations
+
+from ..errors import CortesRulesError
+
+__all__ = ["MissingExtraError"]
+
+
+class MissingExtraError(CortesRulesError, ImportError):
+    """An adapter's library is not installed; the message names the extra to install."""
+
+    def __init__(self, adapter: str, extra: str, missing: str) -> None:
+        super().__init__(f"the {adapter} adapter needs {missing!r}, which is not installed: "
+                         f"pip install 'cortes-rules[{extra}]'")
+        self.extra = extra
