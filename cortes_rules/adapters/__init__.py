@@ -27,7 +27,7 @@ __all__ = ["MissingExtraError"]
 class MissingExtraError(CortesRulesError, ImportError):
     """An adapter's library is not installed; the message names the extra to install."""
 
-    def __init__(self, adapter: str, extra: str, missing: str) -> None:
-        super().__init__(f"the {adapter} adapter needs {missing!r}, which is not installed: "
-                         f"pip install 'cortes-rules[{extra}]'")
-        self.extra = extra
+    def __init__(self, adapter: str, extras: tuple[str, ...], missing: str) -> None:
+        install = " or ".join(f"pip install 'cortes-rules[{extra}]'" for extra in extras)
+        super().__init__(f"the {adapter} needs {missing!r}, which is not installed: {install}")
+        self.extras = extras

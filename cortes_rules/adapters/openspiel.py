@@ -34,13 +34,15 @@ from ..engine.machine import GameState
 from ..errors import CortesRulesError
 from . import MissingExtraError
 from .outcomes import load_book, max_utility, min_utility, player_index, utilities
-from .tensors import Layout
 
 try:
     import numpy as np
     import pyspiel
 except ImportError as error:   # the extra is not installed
-    raise MissingExtraError("OpenSpiel", "openspiel", error.name or "pyspiel") from error
+    raise MissingExtraError("OpenSpiel adapter", ("openspiel",),
+                            error.name or "pyspiel") from error
+
+from .tensors import Layout  # noqa: E402  (after the check for its library)
 
 __all__ = ["DEFAULT_MAX_ACTIONS", "game_name", "register"]
 

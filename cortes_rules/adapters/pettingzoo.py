@@ -30,14 +30,16 @@ from ..engine.machine import GameState
 from ..errors import CortesRulesError
 from . import MissingExtraError
 from .outcomes import load_book, utilities
-from .tensors import Layout
 
 try:
     import numpy as np
     from gymnasium import spaces
     from pettingzoo import AECEnv
 except ImportError as error:   # the extra is not installed
-    raise MissingExtraError("PettingZoo", "pettingzoo", error.name or "pettingzoo") from error
+    raise MissingExtraError("PettingZoo adapter", ("pettingzoo",),
+                            error.name or "pettingzoo") from error
+
+from .tensors import Layout  # noqa: E402  (after the check for its library)
 
 __all__ = ["RulesEnv", "env"]
 

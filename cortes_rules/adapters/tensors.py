@@ -29,11 +29,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..api import Rulebook
 from ..engine.machine import CHANCE, GameState
 from ..errors import CortesRulesError
+from . import MissingExtraError
+
+try:
+    import numpy as np
+except ImportError as error:   # neither extra is installed
+    raise MissingExtraError("observation tensor", ("pettingzoo", "openspiel"),
+                            error.name or "numpy") from error
 
 __all__ = ["Layout"]
 
@@ -60,7 +65,7 @@ class Layout:
         self.book = book
         self._machine = machine
         self.players = book.players
-        self._viewers = {p.name: p for p in world.seats}
+        self._fitting: list[Any] = []
         self._places = {place.index: i for i, place in enumerate(world.places)}
         self.piece_attributes = tuple(d.name for d, _ in machine.attributes
                                       if d.owner == "piece" and d.type.name in _NUMERIC)
@@ -104,6 +109,24 @@ class Layout:
             elif name == "turn":
                 self.high[start:stop] = np.inf
 
+    @staticmethod
+    def _shape(machine: Any) -> tuple[Any, ...]:
+        """What the layout depends on: pieces, places, players, phases and attributes."""
+        world = machine.world
+        return (tuple(p.id for p in world.pieces), tuple(p.id for p in world.places),
+                tuple(p.name for p in world.players), tuple(p.name for p in machine.phases),
+                tuple((d.owner, d.name, d.type.name) for d, _ in machine.attributes),
+                tuple(name for name, _ in machine.values))
+
+    def _fits(self, machine: Any) -> bool:
+        """Whether a game of another load of a rulebook has this layout (such as a load
+        of the same rulebook with the same options): checked once per load."""
+        if machine not in self._fitting:
+            if self._shape(machine) != self._shape(self._machine):
+                return False
+            self._fitting.append(machine)
+        return True
+
     def views(self, tensor: Any) -> dict[str, Any]:
         """Named, reshaped views of the parts of a flat tensor (they share its memory)."""
         return {name: tensor[self.offsets[name]:self.offsets[name] + int(np.prod(shape))]
@@ -119,12 +142,15 @@ class Layout:
             CortesRulesError: ``player`` is not a player of the rulebook, or the
                 state is of another rulebook.
         """
-        viewer = self._viewers.get(player)
-        if viewer is None:
+        if player not in self.players:
             raise CortesRulesError(f"no player {player!r} among the players of this rulebook "
                                    f"({', '.join(self.players)})")
-        if state.machine is not self._machine:
+        machine = state.machine
+        if machine is not self._machine and not self._fits(machine):
             raise CortesRulesError("this state is a game of another rulebook")
+        # The state's own engine objects: its hide clauses compare players and
+        # pieces of its own load.
+        viewer = machine.world.player[player]
         tensor = np.zeros(self.size, np.float32) if out is None else out
         if out is not None:
             tensor.fill(0.0)
@@ -150,9 +176,10 @@ class Layout:
         ``GameState.observation`` shows them to ``viewer``."""
         pieces, counts, attributes = view["pieces"], view["hidden_counts"], view["piece_attributes"]
         off, hidden = pieces.shape[1] - 2, pieces.shape[1] - 1
-        columns = [state.piece_attrs[name] for name in self.piece_attributes]
-        place_hides = bool(self._machine.place_hides)
-        for piece in self._machine.world.pieces:
+        machine = state.machine
+        place_hides = bool(machine.place_hides)
+        seen = np.ones(len(machine.world.pieces), bool)
+        for piece in machine.world.pieces:
             place = state.where[piece.index]
             column = off if place is None else self._places[place.index]
             if state.hidden_from(piece, viewer):
@@ -160,17 +187,19 @@ class Layout:
                     column = hidden   # the last count: in a place unknown
                 counts[column] += 1.0
                 pieces[piece.index, hidden] = 1.0
+                seen[piece.index] = False
                 continue
             pieces[piece.index, column] = 1.0
-            for j, values in enumerate(columns):
-                attributes[piece.index, j] = _number(values[piece.index])
+        for j, name in enumerate(self.piece_attributes):
+            values = np.fromiter(map(_number, state.piece_attrs[name]), np.float32, len(seen))
+            attributes[:, j] = np.where(seen, values, 0.0)
 
     def _players(self, state: GameState, viewer: Any, view: dict[str, Any]) -> None:
         """The players' numeric attributes, those a hide clause keeps from ``viewer`` marked."""
         values, hidden = view["player_attributes"], view["player_attributes_hidden"]
         for j, name in enumerate(self.player_attributes):
             column = state.player_attrs[name]
-            for p in self._machine.world.players:
+            for p in state.machine.world.players:
                 if state.attribute_hidden_from(p, name, viewer):
                     hidden[p.index, j] = 1.0
                 else:
