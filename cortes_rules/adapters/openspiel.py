@@ -49,7 +49,7 @@ __all__ = ["DEFAULT_MAX_ACTIONS", "game_name", "register"]
 DEFAULT_MAX_ACTIONS = 1000
 _PARAMETERS: dict[str, Any] = {"options": "", "scenario": "", "setup": "", "seed": 0,
                                "turn_limit": 0, "max_actions": DEFAULT_MAX_ACTIONS}
-_registered: dict[str, str] = {}
+_registered: dict[str, dict[str, Any]] = {}   # name -> its parameters' defaults
 
 
 def game_name(book: str) -> str:
@@ -94,17 +94,17 @@ def _hides(book: Rulebook) -> bool:
 
 
 def register(book: str, **defaults: Any) -> str:
-    """Register a rulebook's game with pyspiel and return its name (again: the same name).
+    """Register a rulebook's game with pyspiel and return its name.
 
     ``defaults`` override the parameters' defaults (``options="veteran"``,
     ``scenario="1"``...); ``pyspiel.load_game(name, {...})`` may still change them.
+    Registering a rulebook again with the same defaults only returns the name.
 
     Raises:
-        CortesRulesError: an unknown parameter, or a default of the wrong type.
+        CortesRulesError: an unknown parameter, a default of the wrong type, or
+            other defaults for a rulebook registered already.
     """
     name = game_name(book)
-    if name in _registered:
-        return name
     parameters = dict(_PARAMETERS)
     for key, value in defaults.items():
         if key not in parameters:
@@ -113,6 +113,11 @@ def register(book: str, **defaults: Any) -> str:
             raise CortesRulesError(f"parameter {key!r} is a {type(parameters[key]).__name__}, "
                                    f"not {value!r}")
         parameters[key] = value
+    if name in _registered:
+        if _registered[name] != parameters:
+            raise CortesRulesError(f"{name} is registered already, with other defaults "
+                                   f"(pass them to pyspiel.load_game instead)")
+        return name
     # The players and what is hidden are those of the rulebook as loaded; the
     # registered type is a placeholder that each game replaces with its own.
     registered = _game_type(name, f"cortes_rules: {book}", True, 2, parameters)
@@ -124,7 +129,7 @@ def register(book: str, **defaults: Any) -> str:
         defaults = parameters
 
     pyspiel.register_game(registered, Game)
-    _registered[name] = book
+    _registered[name] = parameters
     return name
 
 

@@ -76,8 +76,15 @@ def load_book(name: str | Rulebook, *, options: str | Iterable[str] = (),
 
     ``options`` may be a preset, a rule number, or several separated by commas
     (``"11.4,11.9"``); a ``scenario`` of digits is read as the scenario's number.
+
+    Raises:
+        CortesRulesError: options or a scenario for a rulebook loaded already, or
+            what ``cortes_rules.load`` raises.
     """
     if isinstance(name, Rulebook):
+        if options or scenario not in (None, ""):
+            raise CortesRulesError("options and scenario are for a rulebook loaded by name: "
+                                   "this one is loaded already")
         return name
     if isinstance(options, str):
         options = [o.strip() for o in options.split(",") if o.strip()]

@@ -117,6 +117,8 @@ def test_registration_and_observer_refusals_are_clear() -> None:
         register("some_rulebook", speed=3)
     with pytest.raises(CortesRulesError, match="is a int"):
         register("some_rulebook", max_actions="many")
+    with pytest.raises(CortesRulesError, match="registered already, with other defaults"):
+        register("cortes", turn_limit=3)
     loaded = game("cortes")
     with pytest.raises(CortesRulesError, match="perfect recall"):
         loaded.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))

@@ -137,7 +137,8 @@ def test_bad_arguments_are_refused_with_one_line() -> None:
     book = load("cortes")
     for kwargs, message in (({"render_mode": "human"}, "render_mode"),
                             ({"max_actions": 0}, "max_actions"),
-                            ({"seed": "x"}, "seed")):
+                            ({"seed": "x"}, "seed"),
+                            ({"options": "veteran"}, "loaded already")):
         with pytest.raises(CortesRulesError, match=message) as caught:
             RulesEnv(book, **kwargs)
         assert "\n" not in str(caught.value)
