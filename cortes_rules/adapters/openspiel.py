@@ -31,7 +31,7 @@ from typing import Any
 from ..api import Rulebook
 from ..dsl import ir
 from ..engine.machine import GameState
-from ..errors import CortesRulesError
+from ..errors import CortesRulesError, IllegalActionError
 from . import MissingExtraError
 from .outcomes import load_book, max_utility, min_utility, player_index, utilities
 
@@ -255,6 +255,15 @@ class RulesState(pyspiel.State):  # type: ignore[misc]
                 for action, p in self.position.value.chance_outcomes()]
 
     def _apply_action(self, action: int) -> None:
+        """Apply an action id (a decision or a chance outcome) to the rulebook's game.
+
+        Raises:
+            IllegalActionError: the action is not legal there, or the game was cut
+                short (the state is unchanged).
+        """
+        if self._cut_short():
+            raise IllegalActionError(action, [(None, f"the game was cut short after "
+                                                     f"{self.shared.max_actions} decisions")])
         state = self.position.value
         chance = state.is_chance_node()
         state.apply(int(action))

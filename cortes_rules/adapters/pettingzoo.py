@@ -99,11 +99,17 @@ class RulesEnv(AECEnv):  # type: ignore[misc]
 
     def observation_space(self, agent: str) -> Any:
         """The observation space of an agent (the same object at every call)."""
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._agent(agent)]
 
     def action_space(self, agent: str) -> Any:
         """The action space of an agent: every action id of the rulebook."""
-        return self.action_spaces[agent]
+        return self.action_spaces[self._agent(agent)]
+
+    def _agent(self, agent: str) -> str:
+        if agent not in self.possible_agents:
+            raise CortesRulesError(f"no agent {agent!r} (agents: "
+                                   f"{', '.join(self.possible_agents)})")
+        return agent
 
     def _new_game(self, seed: int) -> GameState:
         state = self.book.new_game(seed=seed, setup=self._setup, turn_limit=self._turn_limit)
@@ -162,10 +168,13 @@ class RulesEnv(AECEnv):  # type: ignore[misc]
 
         Raises:
             IllegalActionError: the action is not legal (the game is unchanged).
-            CortesRulesError: not an action id.
+            CortesRulesError: not an action id, or an action for an agent whose
+                game is over (its only action is None).
         """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise CortesRulesError(f"the game is over for {agent}: its only action is None")
             self._was_dead_step(action)
             return
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from adapter_books import each_book, load
 
-from cortes_rules import CortesRulesError
+from cortes_rules import CortesRulesError, IllegalActionError
 
 np = pytest.importorskip("numpy")
 pyspiel = pytest.importorskip("pyspiel")
@@ -125,3 +125,19 @@ def test_registration_and_observer_refusals_are_clear() -> None:
     state = loaded.new_initial_state()
     assert state.legal_actions(1 - state.current_player()) == []
     assert state.current_player() == 0 and state.returns() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("name", each_book())
+def test_an_illegal_action_is_refused_and_changes_nothing(name: str) -> None:
+    state = game(name, max_actions=3).new_initial_state()
+    legal = set(state.legal_actions())
+    illegal = next(i for i in range(game(name).num_distinct_actions()) if i not in legal)
+    before = str(state)
+    with pytest.raises(IllegalActionError):
+        state.apply_action(illegal)
+    assert str(state) == before and state.history() == []
+    while not state.is_terminal():   # three decisions, then the game is cut short
+        state.apply_action(state.legal_actions()[0])
+    assert state.game_state.outcome() is None and state.returns() == [0.0, 0.0]
+    with pytest.raises(IllegalActionError, match="cut short after 3 decisions"):
+        state.apply_action(0)

@@ -79,6 +79,14 @@ def test_an_illegal_action_is_refused_and_changes_nothing(name: str) -> None:
         env.step("pass")
     assert env.game.to_notation() == before and env.agent_selection == agent
     assert env.decisions == 0
+    with pytest.raises(CortesRulesError, match="no agent 'nobody'"):
+        env.action_space("nobody")
+    env = make(name, max_actions=1)
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+    env.step(int(legal[0]))
+    assert all(env.truncations.values())
+    with pytest.raises(CortesRulesError, match="its only action is None"):
+        env.step(int(legal[0]))
 
 
 @pytest.mark.parametrize("name", each_book())
