@@ -4,13 +4,15 @@ In a fresh interpreter where numpy, PettingZoo, Gymnasium and pyspiel cannot
 be imported, ``cortes_rules`` and ``cortes_rules.adapters`` import and play
 (4.1), and importing an adapter fails with ``MissingExtraError``, a
 ``CortesRulesError`` that is also an ``ImportError`` and names the extra.
-The utilities of an outcome need no library either.
+The utilities of an outcome need no library either; the wheel ships the
+adapters, and the test extra brings both libraries so that CI runs their tests.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,16 @@ def test_the_package_imports_and_plays_without_the_extras() -> None:
     assert lines[-1] == "False False"
     assert any(line.startswith("pettingzoo refused: the PettingZoo adapter needs")
                for line in lines)
+
+
+@pytest.mark.rule("4.1")
+def test_the_adapters_and_their_extras_are_in_the_package() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "cortes_rules.adapters" in config["tool"]["setuptools"]["packages"]
+    extras = config["project"]["optional-dependencies"]
+    assert any(d.startswith("pettingzoo") for d in extras["pettingzoo"])
+    assert any(d.startswith("open_spiel") for d in extras["openspiel"])
+    assert set(extras["pettingzoo"]) | set(extras["openspiel"]) <= set(extras["test"])
 
 
 @pytest.mark.rule("4.1")
