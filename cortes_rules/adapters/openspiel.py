@@ -99,6 +99,7 @@ def register(book: str, **defaults: Any) -> str:
     ``defaults`` override the parameters' defaults (``options="veteran"``,
     ``scenario="1"``...); ``pyspiel.load_game(name, {...})`` may still change them.
     Registering a rulebook again with the same defaults only returns the name.
+    The rulebook itself is loaded by ``pyspiel.load_game``, with its parameters.
 
     Raises:
         CortesRulesError: an unknown parameter, a default of the wrong type, or
@@ -110,8 +111,8 @@ def register(book: str, **defaults: Any) -> str:
         if key not in parameters:
             raise CortesRulesError(f"no parameter {key!r} (parameters: {', '.join(parameters)})")
         if isinstance(value, bool) or type(value) is not type(parameters[key]):
-            raise CortesRulesError(f"parameter {key!r} is a {type(parameters[key]).__name__}, "
-                                   f"not {value!r}")
+            raise CortesRulesError(f"parameter {key!r} takes a value of type "
+                                   f"{type(parameters[key]).__name__}, not {value!r}")
         parameters[key] = value
     if name in _registered:
         if _registered[name] != parameters:

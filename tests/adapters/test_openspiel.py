@@ -115,7 +115,7 @@ def test_registration_and_observer_refusals_are_clear() -> None:
     assert register("cortes") == register("cortes") == game_name("cortes")
     with pytest.raises(CortesRulesError, match="no parameter 'speed'"):
         register("some_rulebook", speed=3)
-    with pytest.raises(CortesRulesError, match="is a int"):
+    with pytest.raises(CortesRulesError, match="takes a value of type int"):
         register("some_rulebook", max_actions="many")
     with pytest.raises(CortesRulesError, match="registered already, with other defaults"):
         register("cortes", turn_limit=3)
