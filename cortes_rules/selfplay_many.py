@@ -214,8 +214,12 @@ class Summary:
         if data["citations"]:
             yield ""
             yield from _table(("Rule", "Log lines"), list(data["citations"].items()))
+        if data["errors"]:
+            yield ""
         for error in data["errors"]:
-            yield f"seed {error['seed']}: {error['error']}"
+            mark = f"seed {error['seed']}:"
+            text = error["error"]
+            yield text if text.startswith(mark) else f"{mark} {text}"
 
 
 def _spread(values: Iterable[int]) -> dict[str, float | int]:
