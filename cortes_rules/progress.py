@@ -38,6 +38,7 @@ class ProgressBar:
         self.done = 0
         self._started = time.monotonic()
         self._drawn = 0.0
+        self._shown = -1   # the count last drawn
 
     def advance(self, count: int = 1) -> None:
         """Count ``count`` more items done and redraw (at most every MIN_INTERVAL)."""
@@ -54,10 +55,12 @@ class ProgressBar:
         elapsed = now - self._started
         self.stream.write(f"\r{label}[{bar}] {self.done}/{self.total} {elapsed:.0f}s")
         self.stream.flush()
+        self._shown = self.done
 
     def close(self) -> None:
         """End the bar's line (when anything was drawn)."""
         if self.enabled:
-            self._draw(time.monotonic())
+            if self._shown != self.done:
+                self._draw(time.monotonic())
             self.stream.write("\n")
             self.stream.flush()
