@@ -259,7 +259,8 @@ def play_many(spec: GameSpec, *, games: int, seed: int = 0, workers: int = 1,
             the local Ray instance started for the run.
         ray: run the games as Ray tasks.
         address: with ``ray``, the address of a running Ray cluster to use
-            instead of starting a local instance.
+            instead of starting a local instance. When this process has
+            initialised Ray already, that cluster is used (and left running).
         progress: called with the number of games just done, as batches end.
 
     Raises:
