@@ -18,6 +18,13 @@
 - ``cortes-rules selfplay --seed N [--options PRESET|RULES] [--max-turns K]
   [--setup NAME]``: play one game choosing uniformly among the legal actions
   and print its outcome, or that it was unfinished after K turns.
+  ``selfplay --games N [--seed S] [--workers W] [--ray [--address ADDR]]
+  [--json PATH] [--quiet]`` plays N such games, with the seeds S .. S+N-1, on
+  W worker processes or as Ray tasks, with a progress bar on a terminal, and
+  prints one summary (``cortes_rules.selfplay_many``): outcomes by winner,
+  games finished and stopped at the turn cap, game lengths, the log lines
+  citing each rule, and the seeds of games that failed with their errors
+  (then the exit status is 1). The summary is the same whatever ran the games.
 - ``cortes-rules render -o FILE [--rulebook NAME] [--setup NAME] [--scenario X]
   [--options ...] [--deploy] [--seed N]``: draw the starting position (a
   set-up, or the position after a set-up stage played at random) as an SVG
@@ -380,6 +387,15 @@ def _coverage(args: argparse.Namespace) -> int:
 def _selfplay(args: argparse.Namespace) -> int:
     from .selfplay import parse_options, parse_readings, selfplay
 
+    if args.games is not None:
+        return _selfplay_many(args)
+    extra = [flag for flag, given in (("--workers", args.workers is not None),
+                                      ("--ray", args.ray), ("--address", args.address),
+                                      ("--json", args.json), ("--quiet", args.quiet)) if given]
+    if args.seed is None or extra:
+        wanted = f"{', '.join(extra)} go{'es' if len(extra) == 1 else ''} with --games N"
+        args.parser.error(wanted if extra else "the following arguments are required: "
+                          "--seed (or --games)")
     try:
         result = selfplay(args.rulebook or default_rulebook(), seed=args.seed,
                           options=parse_options(args.options), max_turns=args.max_turns,
@@ -391,6 +407,35 @@ def _selfplay(args: argparse.Namespace) -> int:
     for line in result.lines():
         print(line)
     return 0
+
+
+def _selfplay_many(args: argparse.Namespace) -> int:
+    from .progress import ProgressBar
+    from .selfplay import parse_options, parse_readings
+    from .selfplay_many import GameSpec, play_many
+
+    if args.address is not None and not args.ray:
+        args.parser.error("--address goes with --ray")
+    spec = GameSpec(args.rulebook or default_rulebook(),
+                    options=tuple(parse_options(args.options)), scenario=args.scenario,
+                    readings=tuple(parse_readings(args.reading).items()),
+                    setup=args.setup, max_turns=args.max_turns)
+    bar = ProgressBar(args.games, "selfplay", enabled=False if args.quiet else None)
+    try:
+        summary = play_many(spec, games=args.games, seed=args.seed or 0,
+                            workers=args.workers or 1, ray=args.ray, address=args.address,
+                            progress=bar.advance)
+    except RulesError:
+        _compile(args.rulebook)
+        raise
+    finally:
+        bar.close()
+    if args.json is not None:
+        Path(args.json).write_text(json.dumps(summary.as_dict(), indent=2) + "\n",
+                                   encoding="utf-8")
+    for line in summary.lines():
+        print(line)
+    return 1 if summary.as_dict()["errored"] else 0
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -859,9 +904,26 @@ def build_parser() -> argparse.ArgumentParser:
     cover.add_argument("--tests", default=None, help="the tests folder to scan (default: "
                        "tests/ of the checkout the rulebook is in)")
     cover.set_defaults(run=_coverage)
-    play = commands.add_parser("selfplay", help="play one game with random legal choices "
-                               "and print its outcome")
-    play.add_argument("--seed", type=int, required=True, help="seeds the dice and the choices")
+    play = commands.add_parser("selfplay", help="play games with random legal choices and "
+                               "print the outcome, or a summary of many games")
+    play.add_argument("--seed", type=int, default=None, help="seeds the dice and the choices "
+                      "(required for one game; with --games, the first game's seed, default 0)")
+    play.add_argument("--games", type=_positive, default=None, metavar="N",
+                      help="play N games, with the seeds SEED .. SEED+N-1, and print a summary: "
+                      "outcomes, lengths and the log lines citing each rule")
+    play.add_argument("--workers", type=_positive, default=None, metavar="W",
+                      help="with --games: play on W worker processes (default 1: this one), "
+                      "or with --ray on a local Ray instance of W CPUs")
+    play.add_argument("--ray", action="store_true", help="with --games: run the games as "
+                      "Ray tasks (needs pip install 'cortes-rules[ray]')")
+    play.add_argument("--address", default=None, metavar="ADDR",
+                      help="with --ray: the Ray cluster to use (default: a local instance "
+                      "started for the run; 'auto': the one 'ray start' started)")
+    play.add_argument("--json", default=None, metavar="PATH",
+                      help="with --games: also write the summary to PATH as JSON")
+    play.add_argument("--quiet", action="store_true",
+                      help="with --games: no progress bar (there is none unless standard "
+                      "error is a terminal)")
     play.add_argument("--options", default=None, help="a preset (beginner, veteran), 'all', "
                       "or optional rule numbers separated by commas")
     play.add_argument("--max-turns", type=_positive, default=None,
@@ -878,7 +940,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--reading", action="append", default=None, metavar="ENTRY=READING",
                       help="read an interpretations entry another way (or pick a "
                       "scenario's option); may be repeated")
-    play.set_defaults(run=_selfplay)
+    play.set_defaults(run=_selfplay, parser=play)
     draw = commands.add_parser("render", help="draw the starting position of a game as an "
                                "SVG picture")
     draw.add_argument("-o", "--output", required=True, metavar="FILE",

@@ -149,10 +149,7 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
         book = rulebook
     else:
         book = load(rulebook, options=options, scenario=scenario, readings=readings)
-    if max_turns is None:
-        max_turns = SCENARIO_TURN_CAP if book.scenarios else DEFAULT_TURN_CAP
-    if setup is None and book.setups and not book.opening_phases:
-        setup = DEFAULT_SETUP if DEFAULT_SETUP in book.setups else book.setups[0]
+    max_turns, setup = game_defaults(book, max_turns, setup)
     state = book.new_game(seed=seed, setup=setup)
     result = SelfPlayResult(book.name, seed, setup, tuple(_ordered(book.program.options)),
                             max_turns, book.scenario,
@@ -188,6 +185,17 @@ def selfplay(rulebook: str | Rulebook, *, seed: int = 0,
     result.turn = state.turn
     result.outcome = state.outcome()
     return result
+
+
+def game_defaults(book: Rulebook, max_turns: int | None,
+                  setup: str | None) -> tuple[int, str | None]:
+    """The turn cap and set-up a self-played game of ``book`` uses when given these:
+    the defaults ``selfplay`` documents for those left out (None)."""
+    if max_turns is None:
+        max_turns = SCENARIO_TURN_CAP if book.scenarios else DEFAULT_TURN_CAP
+    if setup is None and book.setups and not book.opening_phases:
+        setup = DEFAULT_SETUP if DEFAULT_SETUP in book.setups else book.setups[0]
+    return max_turns, setup
 
 
 def _ordered(numbers: Iterable[str]) -> list[str]:
