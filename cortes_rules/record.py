@@ -184,10 +184,16 @@ def parse_record(text: str, path: str = "<record>", book: Rulebook | None = None
     entries, actions, questions = read_body(headers, body, book.parse_action)
     digest = headers.word("rulebook-digest")
     position = "\n".join(headers.position) + "\n" if headers.position is not None else None
+    if position is not None:   # a bad position is reported on reading, with its line
+        try:
+            book.position(position)
+        except NotationError as error:
+            raise RecordError(f"the position: {_first(error)}", path=path,
+                              line=notation_line(error, headers.position_line)) from None
     record = Record(path, name, setup, seed, limit, tuple(actions), tuple(questions),
                     version=headers.version, digest=digest, options=options,
                     readings=readings, scenario=scenario, position=position,
-                    entries=tuple(entries), head_comments=tuple(headers.comments),
+                    entries=tuple(entries), head_comments=tuple(c for _, c in headers.comments),
                     header_lines=lines_of(headers.values.items())
                     + tuple(("reading", n) for n, _, _ in headers.readings[:1]))
     return attrs.evolve(record, warnings=mismatches(record, book))
@@ -304,12 +310,23 @@ def play(state: GameState, line: int, action: Action, *, path: str = "<record>")
     try:
         while state.is_chance_node() and not action.is_chance:
             state.apply_chance()
-        state.apply(action)
+        _apply(state, action)
     except IllegalActionError as error:
         raise RecordError(f"illegal at this point: {error}", path=path, line=line) from None
     except CortesRulesError as error:
         raise RecordError(f"cannot be played here: {_first(error)}", path=path,
                           line=line) from None
+
+
+def _apply(state: GameState, action: Action) -> None:
+    """Apply a recorded action; a dice result or draw that the seeded generator gives
+    here is taken as the generator's (it moves on, as when the engine rolled)."""
+    if action.is_chance and state.is_chance_node():
+        twin = state.clone()
+        if twin.apply_chance() == action:
+            state.apply_chance()
+            return
+    state.apply(action)
 
 
 def _plies(record: Record, to_ply: int | None) -> tuple[tuple[int, Action], ...]:
@@ -418,7 +435,7 @@ def verify(record: Record, book: Rulebook | None = None, *,
                 state.apply_chance()
             reasons = tuple(state.why_illegal(action))
             if not reasons:
-                state.apply(action)
+                _apply(state, action)
         except IllegalActionError as error:
             reasons = error.reasons
         except CortesRulesError as error:

@@ -171,7 +171,10 @@ class Headers:
     readings: list[tuple[int, str, str]] = attrs.Factory(list)
     position: list[str] | None = None
     position_line: int = 0
-    comments: list[str] = attrs.Factory(list)
+    comments: list[tuple[int, str]] = attrs.Factory(list)
+    """(line, text) of the comments among the headers."""
+    last: int = 0
+    """The last line of the headers (a position block's last line included)."""
 
     def error(self, message: str, line: int) -> RecordError:
         """A RecordError of this record at a line."""
@@ -256,13 +259,14 @@ def split(text: str, path: str) -> tuple[Headers, Body]:
                 assert headers.position is not None
                 rest = raw[1:]
                 headers.position.append(rest[1:] if rest.startswith(" ") else rest)
+                headers.last = number
                 continue
             in_block = False
             if not headers.position:
                 raise headers.error(f"the position block is empty: each of its lines starts "
                                     f"with '{BLOCK} '", headers.position_line)
         code, comment = _split(raw)
-        if first and (code or comment is not None):
+        if first and code:
             first = False
             if _version(raw, headers, number):
                 known = HEADERS if headers.version > 1 else HEADERS_V1
@@ -275,7 +279,7 @@ def split(text: str, path: str) -> tuple[Headers, Body]:
                 if body.lines:
                     body.lines.append((number, "comment", None, comment))
                 else:
-                    headers.comments.append(comment)
+                    headers.comments.append((number, comment))
             continue
         if code.startswith("?"):
             body.lines.append((number, "question", code[1:].strip(), comment))
@@ -287,8 +291,9 @@ def split(text: str, path: str) -> tuple[Headers, Body]:
             continue
         if any(kind == "action" for _, kind, _, _ in body.lines):
             raise headers.error(f"header {word!r} after the first action", number)
+        headers.last = number
         if comment is not None:
-            headers.comments.append(comment)
+            headers.comments.append((number, comment))
         if word == "reading":
             parts = rest.split()
             if len(parts) != 2 or not all(_WORD.fullmatch(p) for p in parts):
@@ -317,6 +322,10 @@ def split(text: str, path: str) -> tuple[Headers, Body]:
         raise headers.error(f"the record ends in an empty position block: each of its lines "
                             f"starts with '{BLOCK} '", headers.position_line)
     _check_headers(headers)
+    # The comments after the last header open the body (they tell of the first actions).
+    opening = [(n, "comment", None, c) for n, c in headers.comments if n > headers.last]
+    headers.comments = [(n, c) for n, c in headers.comments if n <= headers.last]
+    body.lines[:0] = opening
     return headers, body
 
 
