@@ -57,7 +57,7 @@ from .engine.machine import GameState
 from .errors import CortesRulesError, IllegalActionError, NotationError, RecordError
 from .loader import shipped_rulebooks
 from .rule_numbers import rule_key
-from .record_text import (MAGIC, VERSION, Entry, Record, lines_of, notation_line, options_of,
+from .record_text import (MAGIC, VERSION, VIEW, Entry, Record, lines_of, notation_line, options_of,
                           read_body, split)
 
 __all__ = ["Failure", "Record", "Verification", "format_record", "parse_record",
@@ -482,7 +482,7 @@ def record_of(state: GameState, *, rulebook: str | None = None, setup: str | Non
 
 
 def format_record(state: GameState, *, rulebook: str | None = None, setup: str | None = None,
-                  include_rolls: bool = True) -> str:
+                  include_rolls: bool = True, player: str | None = None) -> str:
     """A state's game as record text (chance results included unless asked not to).
 
     Args:
@@ -493,9 +493,57 @@ def format_record(state: GameState, *, rulebook: str | None = None, setup: str |
             ``new_game`` was given).
         include_rolls: write the dice rolls and draws too; without them the
             record replays only with the same seed.
+        player: write this player's view instead of the record: each action
+            that names a piece hidden from the player (before or after it),
+            unless the player took it, becomes a comment saying only whose it
+            was; the seed and a starting position are left out. A view
+            cannot be replayed (reading one is a RecordError).
+
+    Raises:
+        CortesRulesError: ``player`` is not a player of the game.
     """
-    return record_of(state, rulebook=rulebook, setup=setup,
-                     include_rolls=include_rolls).to_text()
+    record = record_of(state, rulebook=rulebook, setup=setup, include_rolls=include_rolls)
+    if player is None:
+        return record.to_text()
+    return player_view(record, state, player)
+
+
+def player_view(record: Record, state: GameState, player: str) -> str:
+    """One player's view of a recorded game (see ``format_record``)."""
+    world = state.machine.world
+    viewer = world.player.get(player)
+    if viewer is None:
+        raise CortesRulesError(f"no player {player!r} (players: "
+                               f"{', '.join(p.name for p in world.players)})")
+    game = start(record, Rulebook._checked(state.machine.program, (), state.machine))
+
+    def hidden(action: Action) -> bool:
+        return any(arg in world.piece and game.hidden_from(world.piece[arg], viewer)
+                   for arg in action.args if isinstance(arg, str))
+
+    lines = [f"{MAGIC} {VERSION}", f"{VIEW} {player}",
+             "# One player's view: what that player may not see is left out. Not a record:",
+             "# it cannot be replayed.", f"rulebook {record.rulebook}"]
+    if record.scenario is not None:
+        lines.append(f"scenario {record.scenario}")
+    if record.options:
+        lines.append("options " + " ".join(record.options))
+    lines.extend(f"reading {entry} {reading}" for entry, reading in record.readings)
+    if record.setup:
+        lines.append(f"setup {record.setup}")
+    if record.position is not None:
+        lines.append("# the starting position is left out")
+    for _, action in record.actions:
+        while game.is_chance_node() and not action.is_chance:
+            game.apply_chance()
+        actor = game.current_player
+        secret = actor != player and hidden(action)
+        _apply(game, action)
+        if secret or (actor != player and hidden(action)):
+            lines.append(f"# (an action of {actor} that {player} does not see)")
+        else:
+            lines.append(str(action))
+    return "\n".join(lines) + "\n"
 
 
 __all__ += ["MAGIC", "VERSION", "Entry"]

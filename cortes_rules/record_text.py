@@ -40,7 +40,9 @@ VERSION = 2
 """The version this package writes (and the newest it reads)."""
 HEADERS_V1 = ("rulebook", "setup", "seed", "turn-limit")
 HEADERS = ("rulebook", "rulebook-digest", "scenario", "options", "reading", "seed",
-           "turn-limit", "setup", "position")
+           "turn-limit", "setup", "position", "view")
+VIEW = "view"
+"""The header of one player's view of a game (``format_record(..., player=P)``)."""
 BLOCK = "|"
 """The mark that starts each line of a ``position`` block."""
 _WHOLE = re.compile(r"-?(?:0|[1-9][0-9]{0,39})")
@@ -333,6 +335,10 @@ def _check_headers(headers: Headers) -> None:
     """What the headers must agree on, whatever the rulebook."""
     if headers.version == 1:
         return
+    if VIEW in headers.values:
+        line, player = headers.values[VIEW]
+        raise headers.error(f"this is {player}'s view of a game, not a record: what that "
+                            f"player may not see is left out, so it cannot be replayed", line)
     given = headers.values.get("rulebook-digest")
     if given is not None and not _DIGEST.fullmatch(given[1]):
         raise headers.error(f"rulebook-digest is 8 to 64 lowercase hexadecimal digits, not "

@@ -313,3 +313,40 @@ def test_cli_verify_and_replay_of_a_version_2_record(capsys: pytest.CaptureFixtu
     shutil.copy(ROOT / "rulebook" / "cortes" / "demo.record", tmp_path / "demo.record")
     status, out, _ = run_cli(capsys, "verify", str(tmp_path / "demo.record"))
     assert status == 0 and "record version 1" in out
+
+
+@pytest.mark.rule("11.9")
+def test_a_players_view_leaves_out_what_that_player_may_not_see(
+        veteran: cortes_rules.Rulebook) -> None:
+    chooser = random.Random(7)
+    state = veteran.new_game(seed=7, turn_limit=2)
+    for _ in range(100):
+        _step(state, chooser)
+    hidden_somewhere = False
+    for player in veteran.players:
+        view = format_record(state, player=player)
+        assert view.startswith(f"{MAGIC} {VERSION}\nview {player}\n")
+        assert "\nseed " not in view
+        headers = ("cortes-rules-record", "view", "rulebook", "options", "reading", "setup")
+        shown = [ln for ln in view.splitlines()
+                 if not ln.startswith("#") and ln.split()[0] not in headers]
+        # An independent replay: a piece missing from the player's observation is hidden.
+        game = veteran.new_game(seed=7, turn_limit=2)
+        expected = []
+        for action in state.history:
+            actor = game.current_player
+            pieces = [a for a in action.args if a in veteran.piece_ids]
+            asked = actor != player and pieces
+            before = set(game.observation(player)["pieces"]) if asked else set()
+            game.apply(action)
+            after = set(game.observation(player)["pieces"]) if asked else set()
+            secret = bool(asked) and any(p not in before or p not in after for p in pieces)
+            hidden_somewhere |= secret
+            expected.append(None if secret else str(action))
+        assert shown == [e for e in expected if e is not None]
+        assert view.count("does not see") == expected.count(None)
+        with pytest.raises(cortes_rules.RecordError, match="view of a game, not a record"):
+            parse_record(view, "view.record")
+    assert hidden_somewhere   # fog of war (11.9) hid something from somebody
+    with pytest.raises(cortes_rules.CortesRulesError, match="no player 'nobody'"):
+        format_record(state, player="nobody")
