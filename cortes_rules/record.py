@@ -234,6 +234,9 @@ def _blame(values: Mapping[str, tuple[int, str]], readings: list[tuple[int, str,
 def mismatches(record: Record, book: Rulebook) -> tuple[str, ...]:
     """How a rulebook differs from the one a record was written with (empty: not at all)."""
     found: list[str] = []
+    if record.rulebook in rulebook_names() and record.rulebook != book.name:
+        found.append(f"the record is of the rulebook {record.rulebook}, the rulebook given "
+                     f"is {book.name}")
     if record.digest is not None and record.digest != rulebook_digest(book):
         found.append(f"the record was written with rulebook version {record.digest}, this "
                      f"is version {rulebook_digest(book)}: its rules may have changed")

@@ -154,6 +154,9 @@ def test_another_rulebook_version_or_options_give_a_warning(
     [other] = parse_record(text.replace("seed 1", "options 11.9\nseed 1"), "d.record",
                            book).warnings
     assert "options 11.9" in other
+    strateges = cortes_rules.load("grands_strateges")
+    misnamed = parse_record(f"{MAGIC} 2\nrulebook cortes\nseed 1\n", "n.record", strateges)
+    assert any("rulebook cortes" in w and "grands_strateges" in w for w in misnamed.warnings)
 
 
 @pytest.mark.rule("7.16")
