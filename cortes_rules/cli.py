@@ -791,8 +791,9 @@ def _replay(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     if not Path(args.record).is_file():
         raise CortesRulesError(f"{args.record}: no such record file")
-    book = load_cached(args.rulebook) if args.rulebook else None
-    record = read_record(args.record, book)
+    record = read_record(args.record, rulebook=args.rulebook)
+    book = load_cached(args.rulebook, record.options, record.readings, record.scenario) \
+        if args.rulebook else None
     for warning in record.warnings:
         print(f"{PROG}: warning: {args.record}: {warning}", file=sys.stderr)
     found = verify(record, book, seed=args.seed)

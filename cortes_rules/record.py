@@ -60,8 +60,8 @@ from .rule_numbers import rule_key
 from .record_text import (MAGIC, VERSION, VIEW, Entry, Record, lines_of, notation_line, options_of,
                           read_body, split)
 
-__all__ = ["Failure", "Record", "Verification", "format_record", "parse_record",
-           "read_record", "record_of", "replay", "rulebook_digest", "verify"]
+__all__ = ["MAGIC", "VERSION", "Entry", "Failure", "Record", "Verification", "format_record",
+           "parse_record", "read_record", "record_of", "replay", "rulebook_digest", "verify"]
 
 LIBRARY_FOLDER = "lib"
 """The folder of ``rulebook/`` that holds libraries of mechanisms, not a rulebook."""
@@ -199,7 +199,8 @@ def parse_record(text: str, path: str = "<record>", book: Rulebook | None = None
     return attrs.evolve(record, warnings=mismatches(record, book))
 
 
-def read_record(path: str | Path, book: Rulebook | None = None) -> Record:
+def read_record(path: str | Path, book: Rulebook | None = None, *,
+                rulebook: str | None = None) -> Record:
     """Read a record file (``parse_record`` of its text, named by its path).
 
     Raises:
@@ -210,7 +211,7 @@ def read_record(path: str | Path, book: Rulebook | None = None) -> Record:
     except (OSError, UnicodeError) as error:
         raise RecordError(f"cannot read this file ({type(error).__name__})", path=str(path),
                           line=0) from None
-    return parse_record(text, str(path), book)
+    return parse_record(text, str(path), book, rulebook=rulebook)
 
 
 def _first(error: Exception) -> str:
@@ -548,5 +549,3 @@ def player_view(record: Record, state: GameState, player: str) -> str:
             lines.append(str(action))
     return "\n".join(lines) + "\n"
 
-
-__all__ += ["MAGIC", "VERSION", "Entry"]

@@ -294,6 +294,28 @@ def test_fuzzed_record_text_raises_only_cortes_rules_errors(lines: list[str],
     assert found.played <= found.total
 
 
+_WHOLE_RECORD = (f"# a record to damage\n{MAGIC} 2\nrulebook cortes\nposition\n"
+                 "| rulebook cortes\n| seed 3\n| phase spanish_land_combat\n"
+                 "| at 3011: S1 S9\n| at 3012: A11(steps=1)\nattack 3012  # go\njoin S1\n"
+                 "join S9\nresolve\nroll 7\n? move S9 3012\n")
+
+
+@pytest.mark.rule("8.18")
+@settings(max_examples=120)
+@given(st.integers(0, len(_WHOLE_RECORD)), st.lists(st.integers(0, 14), max_size=3))
+def test_a_truncated_or_cut_record_raises_only_one_line_record_errors(
+        cut: int, dropped: list[int]) -> None:
+    assert verify(parse_record(_WHOLE_RECORD, "whole.record")).ok
+    lines = _WHOLE_RECORD[:cut].split("\n")
+    text = "\n".join(ln for i, ln in enumerate(lines) if i not in dropped)
+    try:
+        found = verify(parse_record(text, "cut.record"))
+    except cortes_rules.RecordError as error:
+        assert "\n" not in str(error) and str(error).startswith("cut.record:")
+        return
+    assert found.played <= found.total
+
+
 @pytest.mark.rule("7.16")
 def test_cli_verify_and_replay_of_a_version_2_record(capsys: pytest.CaptureFixture[str],
                                                      tmp_path: Path) -> None:
