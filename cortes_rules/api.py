@@ -243,7 +243,9 @@ class Rulebook:
                 f"set-up stage, so the game would start with nothing on the map")
         placed = dict(self.setup_positions(setup)) if setup else {}
         placed.update(positions or {})
-        return GameState(self._machine, seed=seed, positions=placed, turn_limit=turn_limit)
+        state = GameState(self._machine, seed=seed, positions=placed, turn_limit=turn_limit)
+        state.origin = ("setup", setup, None if positions is None else placed)
+        return state
 
     def position(self, text: str) -> GameState:
         """A game state from a position's text (``GameState.to_notation``; docs/notation.md).
@@ -254,7 +256,9 @@ class Rulebook:
         """
         from .notation import read
 
-        return read(self._machine, text)
+        state = read(self._machine, text)
+        state.origin = ("position", text)
+        return state
 
 
 class _Static:

@@ -57,6 +57,10 @@
   or why the step in is refused.
 - ``cortes-rules replay RECORD [--to PLY] [--seed N]``: play a record and
   print its log, each line citing its rules, and the position reached.
+- ``cortes-rules verify RECORD [--seed N]``: replay a record checking every
+  action; print ``ok`` (exit 0), or the first illegal action with its ply,
+  its line and the rules that forbid it (exit 1). A record written with
+  another version of the rulebook gives a warning (docs/records.md).
 - ``cortes-rules NAME VALUE ... [--PARAM VALUE ...] [--rulebook NAME]``: a
   what-if command of the rulebook. The commands come from the rulebook, not
   from this module: every function named ``NAME_what_if`` that a rulebook
@@ -102,7 +106,8 @@ from .engine.machine import GameState
 from .dsl import ir, render
 from .errors import CortesRulesError, RulesError
 from .loader import compile_rulebook
-from .record import default_rulebook, load_cached, parse_record, play, rulebook_names, start
+from .record import (book_of, default_rulebook, load_cached, parse_record, read_record, replay,
+                     rulebook_names, verify)
 
 PROG = "cortes-rules"
 DESCRIPTION = ("Rulebooks of board games as numbered rule clauses: check them, read their "
@@ -510,19 +515,18 @@ def _position(text: str, rulebook: str | None, to: int | None,
             raise CortesRulesError(f"{text}: cannot read this file ({error})") from None
         if _is_notation(source):
             return _notation_position(text, source, rulebook, to, seed)
-        book = load(rulebook) if rulebook else None
-        record = parse_record(source, text, book)
-        book = book if book is not None else load_cached(record.rulebook)
+        record = parse_record(source, text, rulebook=rulebook)
+        for warning in record.warnings:
+            print(f"{PROG}: warning: {text}: {warning}", file=sys.stderr)
+        book = book_of(record) if rulebook is None else \
+            load_cached(rulebook, record.options, record.readings, record.scenario)
         actions = record.actions
-        if to is not None:
-            if to > len(actions):
-                raise CortesRulesError(f"{text}: --to {to}, but the record holds "
-                                       f"{len(actions)} action{'s' if len(actions) != 1 else ''}")
-            actions = actions[:to]
-        state = start(record, book, seed=seed)
-        for line, action in actions:
-            play(state, line, action, path=record.path)
-        return book, state, (f"{text} after {len(actions)} of its {len(record.actions)} "
+        if to is not None and to > len(actions):
+            raise CortesRulesError(f"{text}: --to {to}, but the record holds "
+                                   f"{len(actions)} action{'s' if len(actions) != 1 else ''}")
+        state = replay(record, book, seed=seed, to_ply=to)
+        played = len(actions) if to is None else to
+        return book, state, (f"{text} after {played} of its {len(record.actions)} "
                              f"actions (seed {state.seed})")
     book = load(rulebook or default_rulebook())
     if to is not None:
@@ -829,6 +833,30 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    if not Path(args.record).is_file():
+        raise CortesRulesError(f"{args.record}: no such record file")
+    record = read_record(args.record, rulebook=args.rulebook)
+    book = load_cached(args.rulebook, record.options, record.readings, record.scenario) \
+        if args.rulebook else None
+    for warning in record.warnings:
+        print(f"{PROG}: warning: {args.record}: {warning}", file=sys.stderr)
+    found = verify(record, book, seed=args.seed)
+    if found.failure is not None:
+        failure = found.failure
+        rules = ", ".join(failure.rules) or "no numbered rule"
+        print(f"{args.record}:{failure.line}: ply {failure.ply}: {failure.action!r} is illegal "
+              f"({rules}): " + "; ".join(m for _, m in failure.reasons))
+        print(f"{found.played} of {found.total} actions legal before it")
+        return 1
+    outcome = found.state.outcome()
+    end = f"game over: {outcome.reason}" if outcome is not None else \
+        f"game goes on ({found.state.phase_label}, turn {found.state.turn})"
+    print(f"{args.record}: ok: all {found.total} actions legal (record version "
+          f"{record.version}); {end}")
+    return 0
+
+
 def _rulebook_option(command: argparse.ArgumentParser, dest: str) -> None:
     """``--rulebook NAME`` beside a command's positional rulebook, so that every
     command names its rulebook the same way (``coverage --rulebook X``)."""
@@ -1036,6 +1064,14 @@ def build_parser() -> argparse.ArgumentParser:
     again.add_argument("record", help="a record file")
     _position_options(again)
     again.set_defaults(run=_replay)
+    check_record = commands.add_parser("verify", help="check that every action of a record is "
+                                       "legal; report the first that is not, with its rules")
+    check_record.add_argument("record", help="a record file")
+    check_record.add_argument("--seed", type=int, default=None,
+                              help="dice seed (default: the record's)")
+    check_record.add_argument("--rulebook", default=None, help="a rulebook name, folder or "
+                              "file (default: the record's)")
+    check_record.set_defaults(run=_verify)
     return parser
 
 

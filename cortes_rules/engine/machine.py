@@ -502,6 +502,12 @@ class GameState:
     ``Action`` objects for ids come from a memo.
     """
 
+    origin: tuple[Any, ...] | None = None
+    """How the game began, for its record (``cortes_rules.record``):
+    ``("setup", NAME or None, positions or None)`` from ``Rulebook.new_game``,
+    ``("position", TEXT)`` from ``Rulebook.position``; None when unknown. A
+    class default, so that making and copying states costs nothing more."""
+
     def __init__(self, machine: Machine, *, seed: int = 0,
                  positions: Mapping[str, str] | None = None,
                  turn_limit: int | None = None, begin: bool = True) -> None:

@@ -124,7 +124,9 @@ def test_record_names_its_rulebook_and_actions_come_back_canonical() -> None:
         parse_record("rulebook nowhere\nend\n", "r.record")
     assert caught.value.line == 1 and "no rulebook 'nowhere'" in str(caught.value)
     state = replay(record)
-    assert format_record(state).startswith("rulebook cortes\nseed 2\n")
+    text = format_record(state)   # written in the current format, version 2
+    assert text.startswith("cortes-rules-record 2\nrulebook cortes\nrulebook-digest ")
+    assert "\nseed 2\nsetup demo\nend\nmove S9 3011\n" in text
 
 
 
