@@ -62,6 +62,10 @@ class LogEntry:
             self._rules = _cited_rules(self._cited)
         return self._rules
 
+    def named_pieces(self) -> list[Piece]:
+        """The pieces the line names (among its values, and in texts joined from pieces)."""
+        return _pieces_named(self._values, [])
+
     def visible_to(self, player: str | None) -> bool:
         """Whether a player may read this line (None: only lines addressed to everybody)."""
         return self.audience is None or (player is not None and player in self.audience)

@@ -1272,16 +1272,70 @@ class GameState:
 
         walk(0)
 
-    def why_illegal(self, action: Action | str | int) -> list[tuple[str | None, str]]:
+    def why_illegal(self, action: Action | str | int, *, player: str | None = None
+                    ) -> list[tuple[str | None, str]]:
         """Why an action (an Action, its text or its id) is illegal here.
 
+        Args:
+            action: the action asked about.
+            player: answer as this player may be told: for an illegal action
+                that names a piece hidden from that player, only the rules
+                that hide it, never what the clauses would say of the piece
+                (where it is, what it could reach). None answers as the
+                umpire, who sees everything.
+
         Returns ``(rule or None, explanation)`` pairs; [] when it is legal.
+
+        Raises:
+            CortesRulesError: no player of that name.
         """
+        viewer = self._viewer(player) if player is not None else None
         try:
             kind, values, _ = self._identify(action)
         except NotationError as error:
             return [(None, str(error))]
-        return self._reasons(kind, values)[0]
+        reasons = self._reasons(kind, values)[0]
+        if reasons and viewer is not None:
+            return self._told(viewer, values, reasons)
+        return reasons
+
+    def _viewer(self, player: str) -> Player:
+        """The player of that name.
+
+        Raises:
+            CortesRulesError: no player of that name.
+        """
+        found = self.machine.world.player.get(player) if isinstance(player, str) else None
+        if found is None:
+            raise CortesRulesError(f"no player {player!r}"
+                                   f"{_nearest(str(player), self.machine.world.player)}")
+        return found
+
+    def _told(self, viewer: Player, values: tuple[Any, ...],
+              reasons: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
+        """The reasons an illegal action is refused, as ``viewer`` may read them.
+
+        When the action names pieces hidden from the viewer, the clauses'
+        explanations would tell him something of those pieces (that one is
+        not next to a hex, say): he is told only that they are hidden, and by
+        which rules (8.8's hidden stacks in Cortés, say).
+        """
+        if not self.machine.hides:
+            return reasons
+        hidden = [p for p in _pieces_named(values, []) if self.hidden_from(p, viewer)]
+        if not hidden:
+            return reasons
+        names = ", ".join(dict.fromkeys(p.id for p in hidden))
+        text = f"{names} {'is' if len(hidden) == 1 else 'are'} hidden from {viewer.name}"
+        rules = sorted({r for p in hidden for r in self._hiding_rules(p, viewer)}, key=rule_key)
+        return [(r, text) for r in rules] or [(None, text)]
+
+    def _hiding_rules(self, piece: Piece, viewer: Player) -> list[str]:
+        """The rule numbers of the hide clauses that keep ``piece`` from ``viewer`` now."""
+        hides = self.machine.hides
+        env = {"piece": piece, "viewer": viewer}
+        return [decl.rule for fn, decl in zip(hides.fns, hides.decls, strict=True)
+                if fn in hides.applying(piece, viewer) and decl.rule and fn(self, dict(env))]
 
     def is_legal(self, action: Action | str | int) -> bool:
         """Whether an action (an Action, its text or its id) is legal here."""
@@ -1600,6 +1654,12 @@ class GameState:
             return found
         reasons, option, scratch = self._reasons(kind, values)
         if reasons:
+            # The player who decides reads the error: what it says of pieces
+            # hidden from him is only that they are hidden.
+            decider = self.current_player
+            viewer = self.machine.world.player.get(decider) if decider is not None else None
+            if viewer is not None:
+                reasons = self._told(viewer, values, reasons)
             raise IllegalActionError(self.machine.space.action(number), reasons)
         return option, scratch
 
@@ -2086,16 +2146,32 @@ class GameState:
         return False
 
     def observation(self, player: str) -> dict[str, Any]:
-        """What one player may see: visible pieces by id, hidden ones only as counts."""
+        """What one player may see now.
+
+        Visible pieces by id with their place and attributes; hidden ones
+        only as counts per place (or ``"unknown"`` where their place is hidden
+        too); the players' attributes the ``hide player`` clauses leave him;
+        the game values; and the log lines he may read that name no piece
+        hidden from him now. Wherever a value names a piece hidden from him
+        (a list of units held in a game value, say), that piece shows as
+        ``"?"``. A line he read when it was written but that names a piece
+        hidden since (a unit that has moved under a stack) is left out here:
+        it is part of what he knows, ``information_state()``, not of what
+        he sees.
+
+        Raises:
+            CortesRulesError: no player of that name.
+        """
         world = self.machine.world
-        viewer = world.player.get(player)
-        if viewer is None:
-            raise CortesRulesError(f"no player {player!r}")
+        viewer = self._viewer(player)
         pieces: dict[str, Any] = {}
         hidden: dict[str, int] = {}
+        unseen: set[Piece] = set()
+        if self.machine.hides:
+            unseen.update(p for p in world.pieces if self.hidden_from(p, viewer))
         for piece in world.pieces:
             place = self.where[piece.index]
-            if self.hidden_from(piece, viewer):
+            if piece in unseen:
                 key = place.id if place is not None else "off"
                 if self.machine.place_hides and self.place_hidden_from(piece, viewer):
                     key = "unknown"
@@ -2103,16 +2179,18 @@ class GameState:
                 continue
             record = {"place": place.id if place is not None else None}
             for name, values in self.piece_attrs.items():
-                record[name] = format_value(values[piece.index])
+                record[name] = _shown(values[piece.index], unseen)
             pieces[piece.id] = record
         return {
             "turn": self.turn, "phase": self.phase, "to_act": self.current_player,
             "pieces": pieces, "hidden": hidden,
-            "players": {p.name: {n: format_value(v[p.index]) for n, v in self.player_attrs.items()
+            "players": {p.name: {n: _shown(v[p.index], unseen)
+                                 for n, v in self.player_attrs.items()
                                  if not self.attribute_hidden_from(p, n, viewer)}
                         for p in world.players},
-            "values": {n: format_value(v) for n, v in self.values.items()},
-            "log": [str(e) for e in self.log if e.visible_to(player)],
+            "values": {n: _shown(v, unseen) for n, v in self.values.items()},
+            "log": [str(e) for e in self.log
+                    if e.visible_to(player) and not _names_any(e, unseen)],
         }
 
     def __str__(self) -> str:
@@ -2146,6 +2224,26 @@ def _reads(node: Any, attribute: str) -> bool:
         return any(_reads(getattr(node, f.name), attribute)
                    for f in type(node).__attrs_attrs__ if f.name != "span")
     return False
+
+
+def _shown(value: Any, unseen: set[Piece]) -> str:
+    """A value as ``format_value`` writes it, each piece of ``unseen`` written ``?``."""
+    if not unseen:
+        return format_value(value)
+    if type(value) is Piece:
+        return "?" if value in unseen else format_value(value)
+    if isinstance(value, (tuple, list)):
+        return ", ".join(_shown(v, unseen) for v in value)
+    if isinstance(value, frozenset):
+        return ", ".join(_shown(v, unseen) for v in sorted(value, key=_order_key))
+    if isinstance(value, NamedText) and any(p in unseen for p in value.pieces):
+        return "?"
+    return format_value(value)
+
+
+def _names_any(entry: LogEntry, unseen: set[Piece]) -> bool:
+    """Whether a log line names one of the pieces ``unseen``."""
+    return bool(unseen) and any(p in unseen for p in entry.named_pieces())
 
 
 def _text(kind: Kind, values: tuple[Any, ...]) -> str:

@@ -1,0 +1,193 @@
+"""Hidden information never leaks to a player: observations, errors and trails.
+
+Cortés's veteran preset hides every Aztec unit under the top one of its stack
+from the Spanish player (8.8, with the optional fog of war of 11.9); Grands
+Stratèges hides the units each player deploys behind his screen (the
+scenarios' sealed deployment) and, in scenario IXa, every face-down unit.
+Random games check, at every step and for every player, that no piece hidden
+from a player is named in what he is shown now: his observation and the
+errors of actions he tries. (A rule trail read as a player, ``trail(ply,
+player)``, gives the lines he could read as they were written; one may name a
+unit shown during a battle and hidden again after it. That is what he knows,
+not what he sees: the observation leaves such lines out.)
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from functools import cache
+from typing import Any
+
+import pytest
+
+import cortes_rules
+from cortes_rules.core.world import Piece
+from cortes_rules.errors import CortesRulesError, IllegalActionError
+
+GAMES = 200
+"""Random games over which the leak checks run (issue 10: 200 with fog of war on)."""
+
+
+@cache
+def _book(name: str, options: str, scenario: str | None) -> cortes_rules.Rulebook:
+    return cortes_rules.load(name, options=options or (), scenario=scenario)
+
+
+def _named(piece_id: str, text: str) -> bool:
+    """Whether ``text`` names the piece ``piece_id`` (not as part of a longer id)."""
+    return re.search(r"(?<![A-Za-z0-9_.])" + re.escape(piece_id) + r"(?![A-Za-z0-9_])",
+                     text) is not None
+
+
+def _hidden_ids(state: Any, player: str) -> set[str]:
+    viewer = state.machine.world.player[player]
+    return {p.id for p in state.machine.world.pieces if state.hidden_from(p, viewer)}
+
+
+def _leaks(state: Any, player: str, text: str, allowed: set[str] = frozenset()) -> set[str]:
+    """The pieces hidden from ``player`` that ``text`` names, beyond ``allowed``."""
+    return {h for h in _hidden_ids(state, player) - allowed if _named(h, text)}
+
+
+def _scanned(state: Any, observation: dict[str, Any]) -> str:
+    """An observation as text, to be searched for hidden pieces' ids.
+
+    Game values that hold no piece are left out: a scenario's list of the
+    counter ids in play (Grands Stratèges ``force_ids``) is printed data that
+    both players read, and names units by text, not the units themselves.
+    """
+    values = {n: v for n, v in observation["values"].items()
+              if _holds_piece(state.values[n])}
+    return json.dumps({**observation, "values": values})
+
+
+def _holds_piece(value: Any) -> bool:
+    if isinstance(value, Piece):
+        return True
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return any(_holds_piece(v) for v in value)
+    return False
+
+
+def _step(state: Any, rng: random.Random) -> None:
+    if state.is_chance_node():
+        state.apply_chance()
+    else:
+        ids = state.legal_action_ids()
+        state.apply(ids[rng.randrange(len(ids))])
+
+
+def _games(book: cortes_rules.Rulebook, setup: str | None, games: int, depth: int,
+           window: int) -> Any:
+    """Seeded random games: each played at random to a random depth (up to ``depth``
+    actions), then yielded at each of its next ``window`` positions."""
+    for seed in range(games):
+        state = book.new_game(seed=seed, setup=setup)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(depth)):
+            if state.is_terminal():
+                break
+            _step(state, rng)
+        for _ in range(window):
+            if state.is_terminal():
+                break
+            yield seed, state, rng
+            _step(state, rng)
+
+
+GAMES_WITH_HIDING = [
+    pytest.param("cortes", "veteran", None, "historical", 300, id="cortes-veteran-8.8"),
+    pytest.param("grands_strateges", "", "IXa", None, 60, id="grands-strateges-IXa"),
+    pytest.param("grands_strateges", "", "I", None, 30, id="grands-strateges-I-deployment"),
+]
+
+
+@pytest.mark.rule("8.8")
+@pytest.mark.parametrize(("name", "options", "scenario", "setup", "depth"), GAMES_WITH_HIDING)
+def test_no_hidden_piece_is_named_in_another_players_observation(
+        name: str, options: str, scenario: str | None, setup: str | None, depth: int) -> None:
+    book = _book(name, options, scenario)
+    games = GAMES if name == "cortes" else GAMES // 4
+    hiding_seen = checks = 0
+    for seed, state, _ in _games(book, setup, games, depth, window=3):
+        for player in book.players:
+            hidden = _hidden_ids(state, player)
+            if not hidden:
+                continue
+            hiding_seen += 1
+            observation = state.observation(player)
+            seen = _scanned(state, observation)
+            assert not _leaks(state, player, seen), (seed, player, _leaks(state, player, seen))
+            assert len(observation["pieces"]) == len(book.piece_ids) - len(hidden)
+            checks += 1
+    # The games must actually hide something from somebody, or the test proves nothing.
+    assert hiding_seen >= 50 and checks == hiding_seen
+
+
+@pytest.mark.rule("8.8")
+@pytest.mark.parametrize(("name", "options", "scenario", "setup", "depth"), GAMES_WITH_HIDING)
+def test_an_illegal_action_tells_the_player_nothing_of_pieces_hidden_from_him(
+        name: str, options: str, scenario: str | None, setup: str | None, depth: int) -> None:
+    book = _book(name, options, scenario)
+    actions = book.num_distinct_actions
+    naming_hidden = 0
+    for seed, state, rng in _games(book, setup, GAMES // 4, depth, window=2):
+        player = state.current_player
+        if player not in book.players:
+            continue
+        hidden = _hidden_ids(state, player)
+        for _ in range(8):
+            number = rng.randrange(actions)
+            action = book.action_from_id(number)
+            typed = {h for h in hidden if _named(h, str(action))}
+            trial = state.clone()
+            before = trial.to_notation()
+            try:
+                trial.apply(number)
+            except IllegalActionError as error:
+                told = str(error) + " " + " ".join(m for _, m in state.why_illegal(
+                    number, player=player))
+                assert not _leaks(state, player, told, allowed=typed), (seed, told)
+                if typed:
+                    naming_hidden += 1
+                    # Only that the pieces are hidden, and by which rules.
+                    assert all("hidden from" in m for _, m in error.reasons), told
+                    assert error.rules, told
+                assert trial.to_notation() == before
+            except CortesRulesError:
+                continue
+    assert naming_hidden >= 5
+
+
+@pytest.mark.rule("8.8")
+def test_the_umpire_is_told_every_reason_and_a_hidden_piece_only_its_hiding_rule() -> None:
+    book = _book("cortes", "veteran", None)
+    state = book.new_game(seed=3, setup="historical")
+    spanish = state.machine.world.player["spanish"]
+    under = next(p for p in state.machine.world.pieces if state.hidden_from(p, spanish))
+    assert state.current_player == "spanish"
+    text = f"move {under.id} 3011"
+    umpire = state.why_illegal(text)
+    told = state.why_illegal(text, player="spanish")
+    assert told == [("8.8", f"{under.id} is hidden from spanish")]
+    assert umpire and umpire != told
+    assert state.why_illegal(text, player="aztec") == umpire   # his own unit
+    with pytest.raises(CortesRulesError, match="no player"):
+        state.why_illegal(text, player="nobody")
+
+
+@pytest.mark.rule("8.8")
+def test_a_value_naming_a_hidden_piece_shows_it_as_a_question_mark() -> None:
+    book = _book("cortes", "veteran", None)
+    state = book.new_game(seed=3, setup="historical")
+    spanish = state.machine.world.player["spanish"]
+    under = next(p for p in state.machine.world.pieces if state.hidden_from(p, spanish))
+    top = next(p for p in state.machine.world.pieces
+               if p.side == under.side and not state.hidden_from(p, spanish))
+    name = next(n for n, v in state.values.items() if isinstance(v, tuple))
+    state.set_value(name, (top, under))
+    shown = state.observation("spanish")["values"][name]
+    assert shown == f"{top.id}, ?"
+    assert state.observation("aztec")["values"][name] == f"{top.id}, {under.id}"
