@@ -514,17 +514,7 @@ def format_record(state: GameState, *, rulebook: str | None = None, setup: str |
 
 def player_view(record: Record, state: GameState, player: str) -> str:
     """One player's view of a recorded game (see ``format_record``)."""
-    world = state.machine.world
-    viewer = world.player.get(player)
-    if viewer is None:
-        raise CortesRulesError(f"no player {player!r} (players: "
-                               f"{', '.join(p.name for p in world.players)})")
-    game = start(record, Rulebook._checked(state.machine.program, (), state.machine))
-
-    def hidden(action: Action) -> bool:
-        return any(arg in world.piece and game.hidden_from(world.piece[arg], viewer)
-                   for arg in action.args if isinstance(arg, str))
-
+    plies = seen_plies(record, state, player)
     lines = [f"{MAGIC} {VERSION}", f"{VIEW} {player}",
              "# One player's view: what that player may not see is left out. Not a record:",
              "# it cannot be replayed.", f"rulebook {record.rulebook}"]
@@ -537,6 +527,38 @@ def player_view(record: Record, state: GameState, player: str) -> str:
         lines.append(f"setup {record.setup}")
     if record.position is not None:
         lines.append("# the starting position is left out")
+    for actor, action in plies:
+        if action is None:
+            lines.append(f"# (an action of {actor} that {player} does not see)")
+        else:
+            lines.append(str(action))
+    return "\n".join(lines) + "\n"
+
+
+def seen_plies(record: Record, state: GameState, player: str
+               ) -> list[tuple[str | None, Action | None]]:
+    """Each recorded action as ``player`` saw it: ``(who took it, the action)``,
+    the action None when it names a piece hidden from ``player`` before or
+    after it and another player took it.
+
+    The record is replayed from its start (the game of ``state``'s rulebook),
+    so each action is judged by what the player could see at that moment.
+
+    Raises:
+        CortesRulesError: ``player`` is not a player of the game.
+    """
+    world = state.machine.world
+    viewer = world.player.get(player)
+    if viewer is None:
+        raise CortesRulesError(f"no player {player!r} (players: "
+                               f"{', '.join(p.name for p in world.players)})")
+    game = start(record, Rulebook._checked(state.machine.program, (), state.machine))
+
+    def hidden(action: Action) -> bool:
+        return any(arg in world.piece and game.hidden_from(world.piece[arg], viewer)
+                   for arg in action.args if isinstance(arg, str))
+
+    plies: list[tuple[str | None, Action | None]] = []
     for _, action in record.actions:
         while game.is_chance_node() and not action.is_chance:
             game.apply_chance()
@@ -544,8 +566,7 @@ def player_view(record: Record, state: GameState, player: str) -> str:
         secret = actor != player and hidden(action)
         _apply(game, action)
         if secret or (actor != player and hidden(action)):
-            lines.append(f"# (an action of {actor} that {player} does not see)")
+            plies.append((actor, None))
         else:
-            lines.append(str(action))
-    return "\n".join(lines) + "\n"
-
+            plies.append((actor, action))
+    return plies

@@ -2193,6 +2193,37 @@ class GameState:
                     if e.visible_to(player) and not _names_any(e, unseen)],
         }
 
+    def information_state(self, player: str) -> dict[str, Any]:
+        """What one player knows: what he sees now and everything he saw on the way.
+
+        With perfect recall, as OpenSpiel's information states: the player's
+        ``observation()`` now; every action of the game as he saw it (his own,
+        the dice, and another player's unless it named a piece hidden from
+        him just before or just after it, which shows only whose it was); and
+        every log line he could read when it was written (a line about a unit
+        shown during a battle stays in what he knows after the unit is hidden
+        again). Two states whose histories a player cannot tell apart give
+        him the same information state.
+
+        The game is replayed from its start to judge each action as the
+        player could see it then, so this takes about as long as the game
+        has taken to play.
+
+        Raises:
+            CortesRulesError: no player of that name.
+        """
+        from ..record import record_of, seen_plies   # records build on this module
+
+        self._viewer(player)
+        plies = seen_plies(record_of(self), self, player)
+        return {
+            "player": player,
+            "observation": self.observation(player),
+            "actions": [{"by": actor, "action": str(action) if action is not None else None}
+                        for actor, action in plies],
+            "log": [str(e) for e in self.log if e.visible_to(player)],
+        }
+
     def __str__(self) -> str:
         player = self.current_player or "nobody (game over)"
         lines = [f"turn {self.turn}, {self.phase_label}; to act: {player}"]

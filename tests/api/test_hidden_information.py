@@ -191,3 +191,85 @@ def test_a_value_naming_a_hidden_piece_shows_it_as_a_question_mark() -> None:
     shown = state.observation("spanish")["values"][name]
     assert shown == f"{top.id}, ?"
     assert state.observation("aztec")["values"][name] == f"{top.id}, {under.id}"
+
+
+@pytest.mark.rule("8.8")
+def test_the_information_state_holds_every_action_as_the_player_saw_it() -> None:
+    book = _book("cortes", "veteran", None)
+    state = book.new_game(seed=2, setup="historical")
+    rng = random.Random(2)
+    for _ in range(250):
+        _step(state, rng)
+    history = state.history
+    unseen_somewhere = False
+    for player in book.players:
+        known = state.information_state(player)
+        assert known["player"] == player
+        assert known["observation"] == state.observation(player)
+        assert len(known["actions"]) == len(history)
+        for ply, (seen, action) in enumerate(zip(known["actions"], history, strict=True)):
+            if seen["by"] == player or action.is_chance:
+                assert seen["action"] == str(action), ply   # his own, and the dice
+            elif seen["action"] is None:
+                unseen_somewhere = True
+            else:
+                assert seen["action"] == str(action)
+        # Every line he could read when it was written, and nothing else.
+        assert known["log"] == [str(e) for e in state.log if e.visible_to(player)]
+    assert unseen_somewhere   # the fog of war hid some Aztec move from the Spanish player
+    with pytest.raises(CortesRulesError, match="no player"):
+        state.information_state("nobody")
+
+
+@pytest.mark.rule("I.1", rulebook="grands_strateges")
+def test_a_sealed_deployment_is_not_in_the_other_players_information_state() -> None:
+    book = _book("grands_strateges", "", "I")
+    state = book.new_game(seed=5)
+    rng = random.Random(5)
+    while state.phase == "deploy" and len(state.history) < 8:
+        _step(state, rng)
+    assert len(state.history) >= 2
+    for player in book.players:
+        for seen in state.information_state(player)["actions"]:
+            # Each sees his own placements, never the other's.
+            assert (seen["action"] is not None) == (seen["by"] == player), seen
+
+
+
+@pytest.mark.rule("8.8")
+def test_a_players_record_view_names_no_piece_he_could_not_see_when_it_was_played() -> None:
+    from cortes_rules.record import format_record
+
+    book = _book("cortes", "veteran", None)
+    world_pieces = set(book.piece_ids)
+    headers = ("cortes-rules-record", "view", "rulebook", "options", "reading", "setup")
+    secret_actions = 0
+    for seed in range(GAMES):
+        state = book.new_game(seed=seed, setup="historical")
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(1, 80)):
+            if state.is_terminal():
+                break
+            _step(state, rng)
+        # An independent replay: for each action, the players who may not see it
+        # (another took it, and it names a piece hidden from them before or after).
+        replay = book.new_game(seed=seed, setup="historical")
+        world = replay.machine.world
+        blind: list[set[str]] = []
+        for action in state.history:
+            actor = replay.current_player
+            named = [world.piece[a] for a in action.args if a in world_pieces]
+            hidden = {v.name for p in named for v in world.players if replay.hidden_from(p, v)}
+            replay.apply(action)
+            hidden |= {v.name for p in named for v in world.players
+                       if replay.hidden_from(p, v)}
+            blind.append(hidden - {actor})
+        for player in book.players:
+            view = format_record(state, player=player)
+            shown = [ln for ln in view.splitlines()
+                     if not ln.startswith("#") and ln.split()[0] not in headers]
+            expected = [str(a) for a, b in zip(state.history, blind, strict=True)
+                        if player not in b]
+            assert shown == expected, seed
+            secret_actions += len(state.history) - len(expected)
+    assert secret_actions > 0   # the fog of war hid something from somebody
