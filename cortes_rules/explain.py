@@ -591,63 +591,144 @@ def reach(state: GameState, piece: str, destination: str, *, kind: str | None = 
             that shape for the piece here, or a search beyond
             ``MAX_REACH_POSITIONS`` positions.
     """
-    import heapq
-
-    from .engine.action_space import _nearest
-
     world = state.machine.world
-    if piece not in world.piece:
-        raise CortesRulesError(f"no piece {piece!r}{_nearest(piece, world.piece)}")
     if destination not in world.place:
-        raise CortesRulesError(f"no place {destination!r}{_nearest(destination, world.place)}")
-    if player is not None:
-        _check_view(state, player)
-    start_cost = _cost_of(state, piece, cost)
+        from .engine.action_space import _nearest
 
-    def steps_of(s: GameState) -> list[Action]:
+        raise CortesRulesError(f"no place {destination!r}{_nearest(destination, world.place)}")
+    search = _Search(state, piece, kind, cost, player)
+    found = search.run(destination)
+    if found is not None:
+        spent, path = found
+        return Reach(piece, destination, search.kind, path, spent, None, search.best)
+    # Unreachable: why the step in is refused from the cheapest neighbour reached.
+    return Reach(piece, destination, search.kind, (), None,
+                 _refused_step(state, piece, destination, search.kind, search.best, cost,
+                               player), search.best)
+
+
+@attrs.frozen
+class Route:
+    """The cheapest way found to one place: its cost and its steps, each with its trail."""
+
+    place: str
+    cost: int
+    steps: tuple[Step, ...]
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The actions of the route, in order."""
+        return tuple(step.action for step in self.steps)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The route as plain data."""
+        return {"place": self.place, "cost": self.cost,
+                "steps": [step.as_dict() for step in self.steps]}
+
+
+def reachable(state: GameState, piece: str, *, kind: str | None = None,
+              cost: str | None = None, player: str | None = None) -> dict[str, Route]:
+    """Every place ``piece`` can reach from here with actions of one kind, and how.
+
+    The same search as ``reach()``, run to the end: for each place reached,
+    the cheapest cost and the steps to it (the piece's own place costs 0 and
+    takes no step). A front end highlights these places; ``move_to()``
+    takes a piece to one of them.
+
+    Raises:
+        CortesRulesError: as ``reach()``.
+    """
+    search = _Search(state, piece, kind, cost, player)
+    search.run(None)
+    return {place: Route(place, search.best[place], path)
+            for place, path in search.paths.items()}
+
+
+def move_to(state: GameState, piece: str, destination: str, *, kind: str | None = None,
+            cost: str | None = None, player: str | None = None) -> Route:
+    """Take ``piece`` to ``destination`` by the cheapest route, as one action of the
+    player's: every step is applied to ``state`` in turn, or none if the place
+    cannot be reached (the error then says why the last step is refused).
+
+    Raises:
+        CortesRulesError: the destination cannot be reached (with the rule
+            that refuses the step in), or as ``reach()``.
+    """
+    found = reach(state, piece, destination, kind=kind, cost=cost, player=player)
+    if not found.reachable:
+        raise CortesRulesError(str(found).splitlines()[0] + (
+            f": {found.refusal}" if found.refusal is not None else ""))
+    for step in found.steps:
+        state.apply(step.action)
+    return Route(destination, found.cost or 0, found.steps)
+
+
+class _Search:
+    """Dijkstra's search over the positions reached by one piece's steps of one kind."""
+
+    def __init__(self, state: GameState, piece: str, kind: str | None, cost: str | None,
+                 player: str | None) -> None:
+        from .engine.action_space import _nearest
+
+        world = state.machine.world
+        if piece not in world.piece:
+            raise CortesRulesError(f"no piece {piece!r}{_nearest(piece, world.piece)}")
+        if player is not None:
+            _check_view(state, player)
+        self.state, self.piece, self.cost, self.player = state, piece, cost, player
+        self.places = world.place
+        self.start_cost = _cost_of(state, piece, cost)
+        self.first = self.steps_of(state, kind)
+        if kind is None:
+            if not self.first:
+                raise CortesRulesError(f"no legal action here moves {piece} to a place; name "
+                                       f"the kind of action to learn why a step is refused")
+            kind = self.first[0].kind
+            self.first = [a for a in self.first if a.kind == kind]
+        self.kind: str = kind
+        here = state.place_of(piece) or ""
+        self.best: dict[str, int] = {here: 0}
+        self.paths: dict[str, tuple[Step, ...]] = {here: ()}
+
+    def steps_of(self, s: GameState, kind: str | None) -> list[Action]:
         if s.terminal or s.is_chance_node():
             return []
-        return [a for a in s.legal_actions() if len(a.args) >= 2 and a.args[0] == piece
-                and a.args[1] in world.place and (kind is None or a.kind == kind)]
+        return [a for a in s.legal_actions() if len(a.args) >= 2 and a.args[0] == self.piece
+                and a.args[1] in self.places and (kind is None or a.kind == kind)]
 
-    first = steps_of(state)
-    if kind is None:
-        if not first:
-            raise CortesRulesError(f"no legal action here moves {piece} to a place; name the "
-                                   f"kind of action to learn why a step is refused")
-        kind = first[0].kind
-        first = [a for a in first if a.kind == kind]
-    best: dict[str, int] = {state.place_of(piece) or "": 0}
-    frontier: list[tuple[int, int, GameState, tuple[Step, ...]]] = [(0, 0, state, ())]
-    counter = 0
-    visited = 0
-    while frontier:
-        spent, _, here, path = heapq.heappop(frontier)
-        place = here.place_of(piece) or ""
-        if place == destination:
-            return Reach(piece, destination, kind, path, spent, None, best)
-        if best.get(place, spent) < spent:
-            continue
-        for action in (first if here is state else steps_of(here)):
-            if action.kind != kind:
+    def run(self, destination: str | None) -> tuple[int, tuple[Step, ...]] | None:
+        """Search until ``destination`` is taken off the frontier (its cost and steps), or
+        to the end (None)."""
+        import heapq
+
+        state, piece, kind = self.state, self.piece, self.kind
+        best, paths = self.best, self.paths
+        frontier: list[tuple[int, int, GameState, tuple[Step, ...]]] = [(0, 0, state, ())]
+        counter = visited = 0
+        while frontier:
+            spent, _, here, path = heapq.heappop(frontier)
+            place = here.place_of(piece) or ""
+            if place == destination:
+                return spent, path
+            if best.get(place, spent) < spent:
                 continue
-            visited += 1
-            if visited > MAX_REACH_POSITIONS:
-                raise CortesRulesError(f"the search for a way there visited more than "
-                                       f"{MAX_REACH_POSITIONS} positions")
-            after = here.clone()
-            after.apply(action)
-            to = after.place_of(piece) or ""
-            price = _cost_of(after, piece, cost) - start_cost
-            if best.get(to, price + 1) <= price:
-                continue
-            best[to] = price
-            counter += 1
-            step = Step(str(action), here.current_player, _lines(after.trail(), player))
-            heapq.heappush(frontier, (price, counter, after, (*path, step)))
-    # Unreachable: why the step in is refused from the cheapest neighbour reached.
-    return Reach(piece, destination, kind, (), None,
-                 _refused_step(state, piece, destination, kind, best, cost, player), best)
+            for action in (self.first if here is state else self.steps_of(here, kind)):
+                visited += 1
+                if visited > MAX_REACH_POSITIONS:
+                    raise CortesRulesError(f"the search for a way there visited more than "
+                                           f"{MAX_REACH_POSITIONS} positions")
+                after = here.clone()
+                after.apply(action)
+                to = after.place_of(piece) or ""
+                price = _cost_of(after, piece, self.cost) - self.start_cost
+                if best.get(to, price + 1) <= price:
+                    continue
+                best[to] = price
+                counter += 1
+                step = Step(str(action), here.current_player, _lines(after.trail(), self.player))
+                paths[to] = (*path, step)
+                heapq.heappush(frontier, (price, counter, after, (*path, step)))
+        return None
 
 
 def _cost_of(state: GameState, piece: str, cost: str | None) -> int:

@@ -993,6 +993,43 @@ class GameState:
 
         return explain(self, question, player=player, policy=policy, rolls=rolls)
 
+    def reachable(self, piece: str, *, kind: str | None = None, cost: str | None = None,
+                  player: str | None = None) -> dict[str, Any]:
+        """Every place ``piece`` can reach from here, each with its cheapest cost and route.
+
+        The piece's legal steps of one kind (``move S9 3011``: the piece, then
+        a place) are applied on copies, one after the other, as its player
+        would make them this phase. ``cost`` names a numeric attribute whose
+        growth is a step's cost (in Cortés, ``spent``: movement points);
+        without it each step costs 1. ``player`` answers in that player's
+        view (refused while pieces are hidden from him). Returns
+        ``{place: Route}`` (``cortes_rules.explain.Route``: ``cost``,
+        ``steps`` with their rule trails, ``actions``). The state is left
+        unchanged.
+
+        Raises:
+            CortesRulesError: an unknown piece or attribute, or no step of
+                that shape for the piece here.
+        """
+        from ..explain import reachable
+
+        return reachable(self, piece, kind=kind, cost=cost, player=player)
+
+    def move_to(self, piece: str, destination: str, *, kind: str | None = None,
+                cost: str | None = None, player: str | None = None) -> Any:
+        """Take ``piece`` to ``destination`` by its cheapest route, one step after the
+        other (a person's "move S9 to 3213"), and return that ``Route`` with the
+        rule trail of each step. Nothing is applied when the place cannot be
+        reached.
+
+        Raises:
+            CortesRulesError: the place cannot be reached (and the rule that
+                refuses the last step), or as ``reachable()``.
+        """
+        from ..explain import move_to
+
+        return move_to(self, piece, destination, kind=kind, cost=cost, player=player)
+
     def to_notation(self) -> str:
         """This position as text (``cortes_rules.notation``); ``Rulebook.position`` reads it."""
         from ..notation import write
