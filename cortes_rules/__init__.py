@@ -11,7 +11,8 @@ The public surface::
                current_player, phase, is_chance_node(), chance_outcomes(),
                apply_chance(), is_terminal(), outcome(), why_illegal(action), log,
                log_tail(n),
-               observation(player), evaluate(expression),
+               observation(player), information_state(player), evaluate(expression),
+               why_illegal(action, player=...), reachable(piece), move_to(piece, place),
                trail(ply) (the rule trail of an action), explain(question) -> Explanation
     Action: parse(text), str(action); Rulebook.action_id / action_from_id
     errors: CortesRulesError and its subclasses
