@@ -80,6 +80,11 @@
   are looked up when the command line names no built-in command (and for
   ``--help``, in the default rulebook); a name that is neither gives the
   usual one-line error, exit status 2.
+- ``cortes-rules serve [--host 127.0.0.1] [--port 8000] [--rulebook NAME]
+  [--options ...] [--setup NAME] [--cost ATTRIBUTE] [--forecast EXPRESSION]``:
+  the reference browser front end (``cortes_rules.serve``, docs/frontend.md):
+  two people play hot seat or each in his own browser, each seeing only his
+  own observation. Needs the ``serve`` extra (Starlette and uvicorn).
 - ``cortes-rules --version``.
 
 Every command takes ``--rulebook NAME|PATH``. Bad input (an unknown
@@ -1072,7 +1077,40 @@ def build_parser() -> argparse.ArgumentParser:
     check_record.add_argument("--rulebook", default=None, help="a rulebook name, folder or "
                               "file (default: the record's)")
     check_record.set_defaults(run=_verify)
+    host = commands.add_parser("serve", help="play in the browser: the reference front end "
+                               "(needs the serve extra)")
+    host.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    host.add_argument("--port", type=_positive, default=8000, help="the port to listen on")
+    host.add_argument("--rulebook", default=None, help="the rulebook of new games "
+                      "(default: the default rulebook)")
+    host.add_argument("--options", default=None, help="a preset (beginner, veteran), 'all', "
+                      "or optional rule numbers separated by commas")
+    host.add_argument("--setup", default=None, help="the set-up of new games (default: the "
+                      "rulebook's last one)")
+    host.add_argument("--cost", default=None, metavar="ATTRIBUTE",
+                      help="a numeric piece attribute whose growth is a step's price, shown "
+                      "on reachable places (default: steps are counted)")
+    host.add_argument("--forecast", default=None, metavar="EXPRESSION",
+                      help="an expression of the rules language giving a distribution, "
+                      "shown with its exact chances whenever it has a value")
+    host.set_defaults(run=_serve)
     return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .selfplay import parse_options
+
+    try:
+        from .serve import run
+    except ImportError:
+        raise CortesRulesError("serve needs Starlette and uvicorn: pip install "
+                               "'cortes-rules[serve]'") from None
+    print(f"{PROG}: serving on http://{args.host}:{args.port}/ (Ctrl-C stops)",
+          file=sys.stderr)
+    run(args.host, args.port, rulebook=args.rulebook,
+        options=tuple(parse_options(args.options)), setup=args.setup, cost=args.cost,
+        forecast=args.forecast)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

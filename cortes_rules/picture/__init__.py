@@ -34,7 +34,8 @@ CHARS = 52   # characters of legend text per line
 
 
 def render_svg(state: GameState, *, highlight: Highlights = (), marked: Highlights = (),
-               arrows: Iterable[Any] = (), title: str | None = None) -> str:
+               arrows: Iterable[Any] = (), title: str | None = None,
+               viewer: str | None = None) -> str:
     """The SVG text of a position.
 
     Args:
@@ -47,12 +48,17 @@ def render_svg(state: GameState, *, highlight: Highlights = (), marked: Highligh
             red arrows (e.g. an attack).
         title: the line under the rulebook's title (default: the turn, the
             phase and who is to act).
+        viewer: draw the position as this player sees it: only the pieces
+            his ``observation()`` shows, and a "N hidden" note on each place
+            where pieces are hidden from him (default: every piece, the
+            umpire's view).
 
     Raises:
         NotationError: a highlight, mark or arrow names no place of the rulebook.
-        CortesRulesError: a highlight or arrow argument of the wrong shape.
+        CortesRulesError: a highlight or arrow argument of the wrong shape, or
+            ``viewer`` is not a player of the game.
     """
-    picture = _Picture(state)
+    picture = _Picture(state, viewer)
     world, layout, svg = picture.world, picture.layout, picture.svg
     shaded, refused = texts(highlight, "highlight"), texts(marked, "marked")
     pointed = arrows_of(arrows)
@@ -73,6 +79,10 @@ def render_svg(state: GameState, *, highlight: Highlights = (), marked: Highligh
         picture.outline(place, "highlight", SHADE, SHADE_EDGE, 0.55, 2.2)
     picture.board_pieces()
     picture.region_labels()
+    for place_id, count in sorted(picture.hidden_counts.items()):
+        spot = world.place.get(place_id)
+        if spot is not None and (spot.id in layout.anchor or spot.id in picture.pool_at):
+            picture.note(spot, f"{count} hidden", "#444", "hidden-count")
     for place in shaded_places:
         if shaded[place.id]:
             picture.note(place, shaded[place.id], SHADE_EDGE, "highlight-text")
@@ -181,7 +191,7 @@ def _panel(picture: _Picture, left: float, top: float, highlights: bool) -> floa
         entry("Red outline: places a refusal or a rule is about")
         svg.line((left, y + 11), (left + 22, y + 11), REFUSED, 3)
         entry("Arrow: from one place to another (an attack)")
-    pools = [p for p in world.places if p.kind == "pool" and state.pieces_in(p)]
+    pools = [p for p in world.places if p.kind == "pool" and picture.pieces_in(p)]
     if pools:
         heading("Pools")
     for pool in pools:
@@ -194,15 +204,16 @@ def _panel(picture: _Picture, left: float, top: float, highlights: bool) -> floa
                 f'stroke="#888" stroke-dasharray="3 2"/>')
         picture.pool_at[pool.id] = (left + PANEL_WIDTH / 2, y + (used + 4) / 2)
         y += used + 4
-    stacks = [p for p in world.places if p.kind != "pool" and len(state.pieces_in(p)) > 1]
+    stacks = [p for p in world.places if p.kind != "pool" and len(picture.pieces_in(p)) > 1]
     if stacks:
         heading("Stacks, bottom counter first")
         for place in stacks:
             shown = place.label if place.kind != "hex" else place.id
             entry(f"{shown}: " + ", ".join(_described(picture, p) for p in
-                                           state.pieces_in(place)), size=9.5, indent=0)
+                                           picture.pieces_in(place)), size=9.5, indent=0)
             y += 3
-    unplaced = [p.id for p in world.pieces if state.where[p.index] is None]
+    unplaced = [p.id for p in world.pieces if state.where[p.index] is None
+                and (picture.shown is None or p.id in picture.shown)]
     if unplaced:
         heading("Not in play")
         entry(", ".join(unplaced), size=9.5, indent=0)

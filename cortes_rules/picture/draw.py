@@ -85,8 +85,15 @@ class _Svg:
 class _Picture:
     """One rendering: the world, its layout and colours, the state's pieces."""
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, viewer: str | None = None) -> None:
         self.state = state
+        self.shown: frozenset[str] | None = None
+        """With a viewer: the ids of the pieces his observation shows (None: every piece)."""
+        self.hidden_counts: dict[str, int] = {}
+        if viewer is not None:
+            seen = state.observation(viewer)
+            self.shown = frozenset(seen["pieces"])
+            self.hidden_counts = dict(seen["hidden"])
         world: World = state.machine.world
         self.world = world
         program = world.program
@@ -127,6 +134,13 @@ class _Picture:
         """The named places drawn: (the text on the map, the declared label)."""
         self.label_boxes: list[tuple[float, float, float, float]] = []
         """The centre of each pool's box, once the panel is drawn."""
+
+    def pieces_in(self, place: Place) -> tuple[Piece, ...]:
+        """The pieces of a place that the picture may draw (the viewer's, or all)."""
+        pieces = self.state.pieces_in(place)
+        if self.shown is None:
+            return pieces
+        return tuple(p for p in pieces if p.id in self.shown)
 
     # ------------------------------------------------------------ map
     def hexes(self) -> None:
@@ -170,7 +184,7 @@ class _Picture:
             if anchor is None:
                 continue
             x, y = anchor
-            if self.state.pieces_in(zone):
+            if self.pieces_in(zone):
                 x -= COUNTER / 2 + 12 + PILE_ROOM / 2
             svg.add(f'<g class="zone" data-place="{_e(zone.id)}" data-x="{_f(anchor[0])}" '
                     f'data-y="{_f(anchor[1])}">')
@@ -349,7 +363,7 @@ class _Picture:
 
     def pile(self, place: Place, at: Point, room: float) -> None:
         """The pieces of a place as a pile, bottom first, offset at most ``room`` in all."""
-        pieces = self.state.pieces_in(place)
+        pieces = self.pieces_in(place)
         n = len(pieces)
         if not n:
             return
@@ -375,7 +389,7 @@ class _Picture:
 
     def grid(self, place: Place, left: float, top: float, width: float) -> float:
         """The pieces of a place in rows from (left, top); the height used."""
-        pieces = self.state.pieces_in(place)
+        pieces = self.pieces_in(place)
         per_row = max(1, int((width + 6) // (COUNTER + 6)))
         for i, piece in enumerate(pieces):
             row, column = divmod(i, per_row)
@@ -404,7 +418,7 @@ class _Picture:
     def note(self, place: Place, text: str, colour: str, cls: str) -> None:
         """A highlight's text: in the middle of an empty place, else below its counters."""
         x, y = self.where(place)
-        low = 0.83 * RADIUS if self.state.pieces_in(place) else 4.0
+        low = 0.83 * RADIUS if self.pieces_in(place) else 4.0
         self.svg.text(x, y + low, text, 11, weight="bold", halo=True, fill=colour, cls=cls)
 
     def where(self, place: Place) -> Point:
