@@ -434,7 +434,7 @@ def _selfplay_many(args: argparse.Namespace) -> int:
     try:
         summary = play_many(spec, games=args.games, seed=args.seed or 0,
                             workers=args.workers or 1, ray=args.ray, address=args.address,
-                            progress=bar.advance)
+                            progress=bar.tick)
     except RulesError:
         _compile(args.rulebook)
         raise

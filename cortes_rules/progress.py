@@ -40,9 +40,9 @@ class ProgressBar:
         self._drawn = 0.0
         self._shown = -1   # the count last drawn
 
-    def advance(self, count: int = 1) -> None:
-        """Count ``count`` more items done and redraw (at most every MIN_INTERVAL)."""
-        self.done = min(self.done + count, self.total)
+    def tick(self, items: int = 1) -> None:
+        """Count ``items`` more items done and redraw (at most every MIN_INTERVAL)."""
+        self.done = min(self.done + items, self.total)
         now = time.monotonic()
         if self.enabled and (self.done >= self.total or now - self._drawn >= MIN_INTERVAL):
             self._drawn = now

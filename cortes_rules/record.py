@@ -112,7 +112,7 @@ _DIGESTS: dict[int, tuple[ir.Program, str]] = {}
 def rulebook_digest(book: Rulebook | ir.Program) -> str:
     """The version of a rulebook's text: the start of a SHA-256 of its files.
 
-    It covers every rules file the rulebook was compiled from (names and
+    It is worked out from every rules file the rulebook was compiled from (names and
     contents), not the options, readings or scenario, which a record gives
     in headers of their own. Two rulebooks with equal digests play alike.
     """

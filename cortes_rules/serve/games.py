@@ -228,7 +228,7 @@ def reachable(game: Game, player: str | None, piece: Any) -> dict[str, int]:
         routes = state.reachable(piece, cost=game.cost)
     except CortesRulesError:
         return {}
-    return {place: int(route.cost) for place, route in routes.items()}
+    return {place: int(way.cost) for place, way in routes.items()}
 
 
 def record_text(game: Game, player: str | None) -> str:

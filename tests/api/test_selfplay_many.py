@@ -191,14 +191,14 @@ def test_the_progress_bar_draws_only_when_asked(capsys: pytest.CaptureFixture[st
     stream = io.StringIO()
     bar = ProgressBar(4, "selfplay", stream=stream, enabled=True)
     for _ in range(4):
-        bar.advance()
+        bar.tick()
     bar.close()
     drawn = stream.getvalue()
     assert "\rselfplay [" + "#" * 30 + "] 4/4" in drawn and drawn.endswith("\n")
     assert "] 0/4" not in drawn and drawn.count("] 4/4") == 1   # close() draws no repeat
     quiet = io.StringIO()   # not a terminal: nothing, by default
     bar = ProgressBar(4, stream=quiet)
-    bar.advance(4)
+    bar.tick(4)
     bar.close()
     assert quiet.getvalue() == "" and not bar.enabled and bar.done == 4
 
