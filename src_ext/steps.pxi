@@ -157,6 +157,8 @@ cdef class StepRunner:
             depth = (marks[1] if marks is not None else -self.every) + since
             d["_marks"] = (snapshot, depth, marks)
             d["_since"] = 1
+        # The last action, to take back at once (GameState._last).
+        d["_last"] = (snapshot, undo)
 
     def carry_out(self, state, kind, values, number, option, scratch):
         """``GameState._carry_out(kind, values, number, option, scratch)``."""

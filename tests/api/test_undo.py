@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import cortes_rules
 from cortes_rules import GameState, IllegalActionError, NothingToUndoError
+from cortes_rules.engine import machine
 
 
 @cache
@@ -95,6 +96,79 @@ def test_every_action_of_a_veteran_game_is_taken_back_exactly(seed):
 @pytest.mark.parametrize("seed", [2, 9])
 def test_every_action_of_a_scenario_is_taken_back_exactly(seed):
     _take_back_every_action(_gs(), seed, 200)
+
+
+@pytest.mark.rule("4.1")
+@pytest.mark.parametrize("name, scenario", [("cortes", None), ("grands_strateges", "I")])
+def test_checkpoints_every_three_actions_give_the_same_undo(monkeypatch, name, scenario):
+    # Checkpoints close together: most undos replay from one, many start from a
+    # checkpoint taken at a chance node (the generator as it was before the draw).
+    monkeypatch.setattr(machine, "CHECKPOINT_EVERY", 3)
+    options = "veteran" if name == "cortes" else ()
+    book = cortes_rules.load(name, options=options, scenario=scenario)
+    state = book.new_game(seed=21, setup="historical" if name == "cortes" else None)
+    rng = random.Random(21)
+    looks = [_look(state)]
+    for _ in range(200):
+        if state.is_terminal():
+            break
+        before = state.clone()
+        chance = state.is_chance_node()
+        number, _ = _step(state, rng)
+        after = _look(state)
+        state.clone()   # the last action is replayed from a checkpoint, not undone in place
+        assert book.action_id(state.undo()) == number
+        assert _look(state) == looks[-1] == _look(before)
+        if chance:
+            assert book.action_id(state.apply_chance()) == number
+        else:
+            state.apply(number)
+        assert _look(state) == after
+        looks.append(after)
+    while len(looks) > 1:
+        looks.pop()
+        state.clone()
+        state.undo()
+        assert _look(state) == looks[-1]
+
+
+@pytest.mark.rule("4.1")
+@pytest.mark.parametrize("make", [_cortes, _gs], ids=["cortes", "grands_strateges"])
+def test_apply_then_undo_without_a_clone_goes_back_in_place(make):
+    # Nothing clones the state between an action and its undo: the last action is
+    # taken back at once (its writes undone in place), not replayed.
+    book = make()
+    state = _new(book, 12)
+    rng = random.Random(12)
+    for _ in range(150):
+        if state.is_terminal():
+            break
+        seen = _look(state)
+        chance = state.is_chance_node()
+        number, _ = _step(state, rng)
+        after = _look(state)
+        assert state._last is not None   # the fast path is the one under test
+        assert book.action_id(state.undo()) == number
+        assert _look(state) == seen
+        if chance:
+            assert book.action_id(state.apply_chance()) == number
+        else:
+            state.apply(number)
+        assert _look(state) == after
+        # A clone taken after an action shares what the action wrote: undoing on
+        # either leaves the other as it is.
+        twin = state.clone()
+        twin.undo()
+        assert _look(twin) == seen and _look(state) == after
+        state.undo()
+        assert _look(state) == seen and _look(twin) == seen
+        _step(state, random.Random(number))   # another action, if it is a decision
+        state.undo()
+        assert _look(state) == seen
+        if chance:
+            state.apply_chance()
+        else:
+            state.apply(number)
 
 
 @pytest.mark.rule("4.1")
