@@ -9,7 +9,8 @@ The public surface::
     Rulebook.position(text) -> GameState; GameState.to_notation() -> text (a position)
     GameState: legal_action_ids(), legal_actions(), apply(action or id), clone(),
                current_player, phase, is_chance_node(), chance_outcomes(),
-               apply_chance(), is_terminal(), outcome(), why_illegal(action), log,
+               apply_chance(), undo() (takes back the last action), undo_depth,
+               is_terminal(), outcome(), why_illegal(action), log,
                log_tail(n),
                observation(player), information_state(player), evaluate(expression),
                why_illegal(action, player=...), reachable(piece), move_to(piece, place),
@@ -29,6 +30,7 @@ from .errors import (
                      CortesRulesError,
                      IllegalActionError,
                      NotationError,
+                     NothingToUndoError,
                      RecordError,
                      RulesCheckError,
                      RulesError,
@@ -40,7 +42,8 @@ __all__ = [
     "CHANCE", "Action", "BackendError", "CortesRulesError", "Explanation", "GameState",
     "IllegalActionError",
     "LogEntry",
-    "NotationError", "Outcome", "RecordError", "Rulebook", "RulesCheckError", "RulesError",
+    "NotationError", "NothingToUndoError", "Outcome", "RecordError", "Rulebook",
+    "RulesCheckError", "RulesError",
     "RulesRuntimeError", "RulesSyntaxError", "StartError", "backend", "load",
 ]
 __version__ = "0.1.0"

@@ -13,6 +13,7 @@ illegal move from a bad record:
 - ``RecordError``: a saved game record is bad; it names the line.
 - ``BackendError``: the core asked for cannot run (see
   ``CORTES_RULES_BACKEND``).
+- ``NothingToUndoError``: ``GameState.undo()`` has no action to take back.
 """
 
 from __future__ import annotations
@@ -98,6 +99,10 @@ class RecordError(CortesRulesError):
 
 class BackendError(CortesRulesError):
     """The backend asked for cannot be used: an unknown name, or no compiled core."""
+
+
+class NothingToUndoError(CortesRulesError):
+    """``GameState.undo()`` was called with no action to take back (the state is unchanged)."""
 
 
 class BoardError(CortesRulesError, IndexError):

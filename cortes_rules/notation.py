@@ -876,6 +876,7 @@ class _Reader:
             revealed=frozenset(self.revealed), terminal=over, result=None,
             last_roll=self.roll, drawn=None, _log=None, _history=None, _legal=None,
             stack=[[proc, pc, env] for _, proc, pc, env in self.frames])
+        state._forget_undo()   # a position starts its own undo stack
         state._native_rebuild()   # the compiled backend's native state, from the above
         if over:
             scores = {}

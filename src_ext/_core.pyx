@@ -42,7 +42,7 @@ from types import MemberDescriptorType
 
 from cortes_rules.errors import BoardError
 
-ABI = 4
+ABI = 5
 KERNELS = ("rng", "board", "clauses", "frames", "writes", "steps", "logs")
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL

@@ -15,24 +15,26 @@
 cdef class StepRunner:
     """Applies action ids and lists legal ids for the compiled backend.
 
-    ``StepRunner(opcodes, sharing, errors)``: ``opcodes`` maps the names of
-    ``CHOOSE``, ``ROLL`` and ``DRAW`` in ``engine/procedures.py`` to their
+    ``StepRunner(opcodes, sharing, errors, every)``: ``opcodes`` maps the names
+    of ``CHOOSE``, ``ROLL`` and ``DRAW`` in ``engine/procedures.py`` to their
     numbers; ``sharing`` names a state's flags of what it shares with a clone
     (``machine._SHARING``); ``errors`` are ``CortesRulesError`` and
-    ``RulesRuntimeError``.
+    ``RulesRuntimeError``; ``every`` is ``machine.CHECKPOINT_EVERY``, how many
+    actions pass between two checkpoints of the undo stack.
     """
 
-    cdef long choose, roll, draw
+    cdef long choose, roll, draw, every
     cdef tuple sharing, sharing_all
     cdef object library_error, runtime_error
 
-    def __init__(self, dict opcodes, tuple sharing, tuple errors):
+    def __init__(self, dict opcodes, tuple sharing, tuple errors, long every):
         self.choose = opcodes["CHOOSE"]
         self.roll = opcodes["ROLL"]
         self.draw = opcodes["DRAW"]
         self.sharing = sharing
         self.sharing_all = (True,) * len(sharing)
         self.library_error, self.runtime_error = errors
+        self.every = every
 
     cdef tuple _pending(self, dict d):
         # (instruction, frame) of the state's next instruction, or None at the end.
@@ -119,12 +121,16 @@ cdef class StepRunner:
         """``GameState.apply(number)`` for an action id."""
         cdef dict d = state.__dict__
         cdef list frames, f
+        cdef long since
         kind, values = d["machine"].space.decode(number)
         option, scratch = self.admitted(state, kind, values, number)
         owned = tuple([d[name] for name in self.sharing])
         snapshot = state.clone()
         undo = None
-        if owned != self.sharing_all:
+        since = d["_since"]
+        # At a checkpoint of the undo stack the snapshot is kept: the state owns
+        # nothing it had, so that it copies what it writes first.
+        if owned != self.sharing_all and since < self.every:
             for k, name in enumerate(self.sharing):
                 d[name] = owned[k]
             undo = []
@@ -143,6 +149,16 @@ cdef class StepRunner:
             raise self.runtime_error("the rules call procedures too deeply") from None
         finally:
             d["_undo"] = None
+        if since < self.every:
+            d["_since"] = since + 1
+        else:
+            # The checkpoint: (state, undo depth there, previous), as GameState.apply.
+            marks = d["_marks"]
+            depth = (marks[1] if marks is not None else -self.every) + since
+            d["_marks"] = (snapshot, depth, marks)
+            d["_since"] = 1
+        # The last action, to take back at once (GameState._last).
+        d["_last"] = (snapshot, undo)
 
     def carry_out(self, state, kind, values, number, option, scratch):
         """``GameState._carry_out(kind, values, number, option, scratch)``."""

@@ -52,11 +52,34 @@ cdef class StateWriter:
         return type(old) is type(value) and type(value) in self.scalars \
             and bool(old == value)
 
+    cdef object _column(self, dict d, str table, str flag, str name):
+        # GameState._piece_column(name) (table "piece_attrs", flag "_pieces_shared")
+        # and _place_column(name): the column, this state's own, to write to. A
+        # column shared with a clone is copied, and the table of columns with it
+        # the first time (the flag then holds the set of the columns copied).
+        cdef dict columns = d[table]
+        shared = d[flag]
+        if shared is False:
+            return columns[name]
+        if type(shared) is set:
+            if name in <set>shared:
+                return columns[name]
+        else:
+            columns = columns.copy()
+            d[table] = columns
+            shared = set()
+            d[flag] = shared
+        (<set>shared).add(name)
+        column = columns[name][:]
+        columns[name] = column
+        return column
+
     cdef inline void _stamp(self, state, dict d, Py_ssize_t index) except *:
         # GameState._stamp(index).
         cdef list stamps
         if d["_stamps_shared"]:
-            state._own_stamps()
+            d["stamps"] = (<list>d["stamps"])[:]   # GameState._own_stamps()
+            d["_stamps_shared"] = False
         stamps = d["stamps"]
         undo = d["_undo"]
         if undo is not None:
@@ -82,10 +105,7 @@ cdef class StateWriter:
         old = d["place_attrs"][name][index]
         if self._same(old, value):
             return
-        if d["_places_shared"] is False:
-            column = d["place_attrs"][name]
-        else:
-            column = state._place_column(name)
+        column = self._column(d, "place_attrs", "_places_shared", name)
         undo = d["_undo"]
         if undo is not None:
             undo.append((column, index, old))
@@ -129,7 +149,7 @@ cdef class StateWriter:
                         changed.append(i)
             if not changed:
                 continue
-            column = state._piece_column(name)
+            column = self._column(d, "piece_attrs", "_pieces_shared", name)
             if undo is not None:
                 undo.append((column, slice(None), column[:]))
             native_column = None
@@ -158,7 +178,8 @@ cdef class StateWriter:
             stamped.update(changed)
         if stamped:
             if d["_stamps_shared"]:
-                state._own_stamps()
+                d["stamps"] = (<list>d["stamps"])[:]   # GameState._own_stamps()
+                d["_stamps_shared"] = False
             stamps = d["stamps"]
             if undo is not None:
                 undo.extend([(stamps, 1 + i, stamps[1 + i]) for i in stamped])
@@ -181,12 +202,10 @@ cdef class StateWriter:
         """``GameState._piece_changed(name, index, old, value)``."""
         cdef dict d = state.__dict__
         cdef list stamps
-        if d["_pieces_shared"] is False:
-            column = d["piece_attrs"][name]
-        else:
-            column = state._piece_column(name)
+        column = self._column(d, "piece_attrs", "_pieces_shared", name)
         if d["_stamps_shared"]:
-            state._own_stamps()
+            d["stamps"] = (<list>d["stamps"])[:]   # GameState._own_stamps()
+            d["_stamps_shared"] = False
         stamps = d["stamps"]
         undo = d["_undo"]
         if undo is not None:
@@ -229,7 +248,8 @@ cdef class StateWriter:
             return
         stamp = self.tick()
         if d["_stamps_shared"]:
-            state._own_stamps()
+            d["stamps"] = (<list>d["stamps"])[:]   # GameState._own_stamps()
+            d["_stamps_shared"] = False
         if d["_board_shared"]:
             where = where[:]
             d["where"] = where

@@ -27,7 +27,13 @@ from typing import Any
 from ..core.world import Dice, Piece, Place, Player, World
 from ..dsl import ir
 from ..dsl.render import expr as render_expr
-from ..errors import CortesRulesError, IllegalActionError, NotationError, StartError
+from ..errors import (
+    CortesRulesError,
+    IllegalActionError,
+    NotationError,
+    NothingToUndoError,
+    StartError,
+)
 from ..rule_numbers import rule_key
 from .backend import Backend, select
 from .bound_names import procedure_variables
@@ -87,6 +93,9 @@ from .procedures import (
 
 CHANCE = "chance"
 STEP_BUDGET = 2_000_000
+# How many actions ``apply()`` lets pass between two checkpoints of the undo
+# stack (see ``GameState.undo()``): an undo replays fewer than this many actions.
+CHECKPOINT_EVERY = 64
 # Every write to the state is stamped with a number drawn from this one counter,
 # so that a stamp names one write wherever the state was copied since.
 tick = itertools.count(1).__next__
@@ -254,7 +263,8 @@ class Machine:
         self.steps: Any = None
         if "steps" in native:
             self.steps = core.StepRunner({"CHOOSE": CHOOSE, "ROLL": ROLL, "DRAW": DRAW},
-                                         _SHARING, (CortesRulesError, RulesRuntimeError))
+                                         _SHARING, (CortesRulesError, RulesRuntimeError),
+                                         CHECKPOINT_EVERY)
         ns.update({name: getattr(GameState, name) for name in _NATIVE_WRITES})
         if "writes" in native:
             writer = core.StateWriter(tick, Piece, Place, _unput, GameState._put_op,
@@ -455,6 +465,9 @@ _ALL_SHARED = {"_places_shared": True, "_stamps_shared": True, "_pieces_shared":
                "_native_shared": True, "_values_shared": True,
                "_board_shared": True}
 _OWN_ALL = dict.fromkeys(_ALL_SHARED, False)
+# What clone() writes on both states: the flags, and no last action to take back
+# in place (``GameState._last``: the arrays its log names are shared from then on).
+_CLONED = {**_ALL_SHARED, "_last": None}
 _SHARING = tuple(_ALL_SHARED)
 _sharing_flags = itemgetter(*_SHARING)
 """A state's sharing flags (its ``__dict__`` given), as a tuple in ``_SHARING`` order."""
@@ -556,6 +569,20 @@ class GameState:
         # Whether the legal actions of the position an action started from were
         # listed: the decision it reaches is then listed in full (see _check_live).
         self._lists = False
+        # The undo stack (see ``undo()``): checkpoints, frozen copies of earlier
+        # positions, as a chain ``(state, undo depth there, previous)``; how many
+        # actions were applied since the last checkpoint (``CHECKPOINT_EVERY``
+        # less the depth while there is none: the first action takes one); and
+        # the history nodes of the chance outcomes that were sampled
+        # (``apply_chance()``), as a chain ``(node, previous)``, to sample them
+        # again when the actions are replayed.
+        self._marks: tuple[Any, ...] | None = None
+        self._since = CHECKPOINT_EVERY
+        self._sampled: tuple[Any, ...] | None = None
+        # The last action, to take back at once: ``(snapshot, log)`` as ``apply()``
+        # left them (the log of the writes it made in place, or None), until
+        # anything clones the state (then None: the writes may be shared).
+        self._last: tuple[Any, Any] | None = None
         for piece_id, place_id in (positions or {}).items():
             piece = world.piece.get(piece_id)
             if piece is None:
@@ -715,6 +742,7 @@ class GameState:
             raise CortesRulesError(f"a piece has no declared attribute {name!r}")
         self._write_piece(name, piece.index, value)
         self._legal = None
+        self._forget_undo()
 
     def set_value(self, name: str, value: Any) -> None:
         """Set a declared value (``value NAME: ...``), to set up a position.
@@ -728,6 +756,7 @@ class GameState:
         self._own_values()[name] = self._resolve(value)
         self._stamp(0)
         self._legal = None
+        self._forget_undo()
 
     def positions(self) -> dict[str, str]:
         """Where every placed piece is: piece id -> place id, in piece order."""
@@ -966,7 +995,7 @@ class GameState:
         """
         twin = object.__new__(GameState)
         mine = self.__dict__
-        mine.update(_ALL_SHARED)
+        mine.update(_CLONED)
         twin.__dict__ = copied = mine.copy()   # one C-level copy, not a key-by-key update
         if self.player_attrs:   # no player attribute: nothing to write, the dict is shared
             copied["player_attrs"] = {k: v[:] for k, v in self.player_attrs.items()}
@@ -981,6 +1010,120 @@ class GameState:
                           place_attrs={k: v[:] for k, v in self.place_attrs.items()},
                           native=self.native.copy() if self.native is not None else None)
         return twin
+
+    # ------------------------------------------------------------ undo
+    @property
+    def undo_depth(self) -> int:
+        """How many actions ``undo()`` can take back, one after the other.
+
+        Every action applied to this state (or to the state it was cloned
+        from) counts, since the game began, the position was read from its
+        text or last edited with ``set_attribute()`` or ``set_value()``.
+        """
+        marks = self._marks
+        return (marks[1] if marks is not None else -CHECKPOINT_EVERY) + self._since
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether ``undo()`` has an action to take back (``undo_depth > 0``)."""
+        return self.undo_depth > 0
+
+    def undo(self) -> Action:
+        """Take back the last action applied (a decision or a chance outcome) and return it.
+
+        The state becomes again what it was before that action, in every
+        respect: where the pieces are, attributes and values, the pending
+        decision and its legal actions, turn and phase, the end of the game,
+        the history, the log and the rule trails, what every player observes,
+        and the generator of the dice, so that ``apply_chance()`` draws the
+        same outcome again. Several undos in a row take back several actions.
+
+        What can be taken back (``undo_depth``): every action since the game
+        began (``Rulebook.new_game``), the position was read from its text
+        (``Rulebook.position``: the history is not part of a position) or was
+        edited (``set_attribute()``, ``set_value()``: an edit starts a new undo
+        stack). A clone carries its original's undo stack: both can take back
+        the actions applied before the copy, each on its own; undoing on one
+        never changes the other.
+
+        How: the last action, when nothing cloned the state since, is taken
+        back at once, as a failed action is (the writes it made in place undone,
+        the snapshot ``apply()`` took restored). Otherwise undo goes back to the
+        nearest checkpoint, a frozen copy (shared with the state until either
+        writes) that ``apply()`` keeps every ``CHECKPOINT_EVERY`` (64) actions,
+        and replays the actions applied after it, sampling again the chance
+        outcomes that were sampled: at most 63 actions replayed, about a
+        millisecond on average in a Cortés game. ``apply()`` pays one copy of
+        what it writes after each checkpoint. ``random_playout()`` keeps a
+        checkpoint where it starts (the first undo after it replays from there).
+
+        Raises:
+            NothingToUndoError: no action to take back; the state is unchanged.
+        """
+        depth = self.undo_depth
+        if depth <= 0:
+            raise NothingToUndoError(
+                "nothing to undo: no action has been applied to this state since the game "
+                "began, its position was read or it was last edited")
+        node = self._history
+        last = self._last
+        if last is not None and node is not None:
+            # Nothing cloned the state since its last action: back as a failed action
+            # goes, the writes made in place undone and the snapshot's fields taken.
+            if last[1] is not None:
+                _undo_writes(last[1])
+            self._restore(last[0])
+            return self.machine.space.action(node[0])
+        target = depth - 1
+        marks = self._marks
+        while marks is not None and marks[1] > target:
+            marks = marks[2]
+        if marks is None or node is None:
+            raise CortesRulesError("the undo stack lost its checkpoints (an engine bug)")
+        # The actions from the checkpoint to the position wanted, latest first.
+        replay = []
+        chain = node[1]
+        for _ in range(target - marks[1]):
+            replay.append(chain)
+            chain = chain[1]
+        twin = marks[0].clone()
+        twin._marks, twin._since = marks, 0
+        if replay:
+            sampled = self._sampled_nodes(node, replay)
+            for step in reversed(replay):
+                # Not as listed: apply() then finds the decision it reaches live
+                # without listing all its legal actions, as nobody asks for them.
+                twin._legal = None
+                if id(step) in sampled:
+                    twin.apply_chance()
+                    if twin._history is None or twin._history[0] != step[0]:
+                        raise CortesRulesError(
+                            "undo cannot replay a chance outcome (an engine bug)")
+                else:
+                    twin.apply(step[0])
+        self._restore(twin)
+        return self.machine.space.action(node[0])
+
+    def _sampled_nodes(self, node: Any, replay: list[Any]) -> set[int]:
+        """Which of the history nodes ``replay`` (the actions before ``node``, the last
+        one applied, back to a checkpoint) were chance outcomes sampled by the state's
+        generator: their ids."""
+        wanted = {id(step) for step in replay}
+        found: set[int] = set()
+        chain = self._sampled
+        if chain is not None and chain[0] is node:
+            chain = chain[1]
+        while chain is not None and id(chain[0]) in wanted:
+            found.add(id(chain[0]))
+            chain = chain[1]
+        return found
+
+    def _forget_undo(self) -> None:
+        """Start a new undo stack here (the position was edited outside an action)."""
+        self._marks = None
+        self._since = CHECKPOINT_EVERY
+        self._sampled = None
+        self._last = None
 
     def explain(self, question: Any, *, player: str | None = None,
                 policy: Any = None, rolls: int | None = None) -> Any:
@@ -1049,7 +1192,8 @@ class GameState:
         Writers call it only when the value changes, so a write of the value
         already there copies nothing.
         """
-        if self._pieces_shared is False:
+        shared = self._pieces_shared
+        if shared is False or (shared is not True and name in shared):
             return self.piece_attrs[name]
         self.piece_attrs, self._pieces_shared, column = _own_column(
             self.piece_attrs, self._pieces_shared, name)
@@ -1057,7 +1201,8 @@ class GameState:
 
     def _place_column(self, name: str) -> list[Any]:
         """The values of a place attribute, this state's own (see ``_piece_column()``)."""
-        if self._places_shared is False:
+        shared = self._places_shared
+        if shared is False or (shared is not True and name in shared):
             return self.place_attrs[name]
         self.place_attrs, self._places_shared, column = _own_column(
             self.place_attrs, self._places_shared, name)
@@ -1186,8 +1331,9 @@ class GameState:
         call for what the generated code of a ``set`` would otherwise do in three)."""
         # ``_piece_column``, ``_stamp`` and the native column in line: about two
         # attribute writes a Cortés step, each three calls fewer.
-        column = (self.piece_attrs[name] if self._pieces_shared is False
-                  else self._piece_column(name))
+        shared = self._pieces_shared
+        column = (self.piece_attrs[name] if shared is False
+                  or (shared is not True and name in shared) else self._piece_column(name))
         if self._stamps_shared:
             self._own_stamps()
         stamps = self.stamps
@@ -1529,8 +1675,16 @@ class GameState:
 
     def apply_chance(self) -> Action:
         """At a chance node, draw an outcome with the state's seeded generator and apply it."""
+        before = self.rng_state
         number = self._chance_id()
         self.apply(number)
+        # The undo stack notes that the outcome was sampled, to sample it again when
+        # undo() replays the action. The snapshot apply() took (kept as the last
+        # action's, and as a checkpoint every CHECKPOINT_EVERY actions) holds the
+        # generator as it was before the draw.
+        self._sampled = (self._history, self._sampled)
+        if self._last is not None:
+            self._last[0].rng_state = before
         return self.machine.space.action(number)
 
     def _chance_id(self) -> int:
@@ -1612,7 +1766,8 @@ class GameState:
         with collector.paused():   # engine/collector.py: a playout leaves no cycle
             try:
                 while not self.terminal and (max_actions is None or taken < max_actions):
-                    if self.is_chance_node():
+                    chance = self.is_chance_node()
+                    if chance:
                         number = self._chance_id()
                     else:
                         ids = self.legal_action_ids()
@@ -1628,6 +1783,8 @@ class GameState:
                     else:
                         option, scratch = steps.admitted(self, kind, values, number)
                         steps.carry_out(self, kind, values, number, option, scratch)
+                    if chance:   # sampled as apply_chance() does: undo() samples it again
+                        self._sampled = (self._history, self._sampled)
                     taken += 1
             except CortesRulesError:
                 self._restore(start)
@@ -1635,6 +1792,11 @@ class GameState:
             except RecursionError:
                 self._restore(start)
                 raise RulesRuntimeError("the rules call procedures too deeply") from None
+        if taken:
+            # The snapshot was never written (the playout copied all it wrote): the
+            # undo stack keeps it as a checkpoint, where undo() replays from.
+            self._marks = (start, start.undo_depth, self._marks)
+            self._since = taken
         return taken
 
     # ------------------------------------------------------------ applying
@@ -1658,11 +1820,16 @@ class GameState:
         # copied at its first write; what it shares with a clone is still copied.
         # A state that owns nothing (a fresh clone) logs nothing: all it writes is
         # copied first, and the snapshot keeps what was there.
+        #
+        # Every CHECKPOINT_EVERY actions the snapshot is kept instead, as a checkpoint
+        # of the undo stack (see ``undo()``): the state then owns nothing it had, so
+        # that what it writes is copied first and the snapshot stays as it is.
         mine = self.__dict__
         owned = _sharing_flags(mine)
         snapshot = self.clone()
         undo: list[tuple[Any, Any, Any]] | None = None
-        if owned != _SHARING_ALL:
+        since = self._since
+        if owned != _SHARING_ALL and since < CHECKPOINT_EVERY:
             mine.update(zip(_SHARING, owned, strict=True))
             self._undo = undo = []
         # The frames are shared with every clone (the snapshot too): run on copies.
@@ -1677,6 +1844,12 @@ class GameState:
             raise RulesRuntimeError("the rules call procedures too deeply") from None
         finally:
             self._undo = None
+        if since < CHECKPOINT_EVERY:
+            self._since = since + 1
+        else:
+            self._marks = (snapshot, snapshot.undo_depth, self._marks)
+            self._since = 1
+        self._last = (snapshot, undo)
 
     def _admitted(self, kind: Kind, values: tuple[Any, ...], number: int
                   ) -> tuple[OptionSpec | None, dict[str, Any]]:
