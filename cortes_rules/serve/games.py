@@ -134,17 +134,21 @@ def _replayed(record: Any, plies: int) -> tuple[GameState, list[str]]:
 
 
 def _undo(game: Game, player: str) -> None:
-    """Take back the last decision of ``player`` and everything after it.
-
-    The game's record is replayed without them (the dice rolled before that
-    decision stay as they fell). One function so that it can become
-    ``state.undo()`` once the engine has it.
-    """
+    """Take back the last decision of ``player`` and everything after it
+    (``GameState.undo()``, one action at a time; the dice rolled before that
+    decision stay as they fell)."""
     last = max((i for i, who in enumerate(game.actors) if who == player), default=None)
     if last is None:
         raise ServeError(f"{player} has no decision to take back", 409)
-    record = parse_record(format_record(game.state), "<game>")
-    game.state, game.actors = _replayed(record, last)
+    state = game.state
+    if state.undo_depth < len(game.actors) - last:
+        # A game loaded from a record keeps no undo stack beyond what it replayed.
+        record = parse_record(format_record(state), "<game>")
+        game.state, game.actors = _replayed(record, last)
+        return
+    while len(game.actors) > last:
+        state.undo()
+        game.actors.pop()
 
 
 def _check_player(game: Game, player: str | None) -> str:

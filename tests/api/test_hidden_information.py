@@ -273,3 +273,20 @@ def test_a_players_record_view_names_no_piece_he_could_not_see_when_it_was_playe
             assert shown == expected, seed
             secret_actions += len(state.history) - len(expected)
     assert secret_actions > 0   # the fog of war hid something from somebody
+
+
+@pytest.mark.rule("8.8")
+def test_undo_shows_each_player_exactly_what_he_saw_before_and_nothing_hidden() -> None:
+    """The leak boardgame.io once had: state restored by undo carrying what was secret."""
+    book = _book("cortes", "veteran", None)
+    undone = 0
+    for seed, state, rng in _games(book, "historical", GAMES, 300, window=1):
+        before = {p: state.observation(p) for p in book.players}
+        _step(state, rng)
+        state.undo()
+        undone += 1
+        for player in book.players:
+            seen = state.observation(player)
+            assert seen == before[player], (seed, player)
+            assert not _leaks(state, player, _scanned(state, seen)), (seed, player)
+    assert undone >= GAMES * 3 // 4
