@@ -60,7 +60,8 @@ from .rule_numbers import rule_key
 from .record_text import (MAGIC, VERSION, VIEW, Entry, Record, lines_of, notation_line, options_of,
                           read_body, split)
 
-__all__ = ["MAGIC", "VERSION", "Entry", "Failure", "Record", "Verification", "format_record",
+__all__ = ["MAGIC", "VERSION", "Entry", "Failure", "Record", "Verification", "apply_recorded",
+           "format_record",
            "parse_record", "read_record", "record_of", "replay", "rulebook_digest", "verify"]
 
 LIBRARY_FOLDER = "lib"
@@ -314,7 +315,7 @@ def play(state: GameState, line: int, action: Action, *, path: str = "<record>")
     try:
         while state.is_chance_node() and not action.is_chance:
             state.apply_chance()
-        _apply(state, action)
+        apply_recorded(state, action)
     except IllegalActionError as error:
         raise RecordError(f"illegal at this point: {error}", path=path, line=line) from None
     except CortesRulesError as error:
@@ -322,7 +323,7 @@ def play(state: GameState, line: int, action: Action, *, path: str = "<record>")
                           line=line) from None
 
 
-def _apply(state: GameState, action: Action) -> None:
+def apply_recorded(state: GameState, action: Action) -> None:
     """Apply a recorded action; a dice result or draw that the seeded generator gives
     here is taken as the generator's (it moves on, as when the engine rolled)."""
     if action.is_chance and state.is_chance_node():
@@ -439,7 +440,7 @@ def verify(record: Record, book: Rulebook | None = None, *,
                 state.apply_chance()
             reasons = tuple(state.why_illegal(action))
             if not reasons:
-                _apply(state, action)
+                apply_recorded(state, action)
         except IllegalActionError as error:
             reasons = error.reasons
         except CortesRulesError as error:
@@ -564,7 +565,7 @@ def seen_plies(record: Record, state: GameState, player: str
             game.apply_chance()
         actor = game.current_player
         secret = actor != player and hidden(action)
-        _apply(game, action)
+        apply_recorded(game, action)
         if secret or (actor != player and hidden(action)):
             plies.append((actor, None))
         else:

@@ -16,7 +16,8 @@ from typing import Any
 
 from .. import CHANCE, Action, CortesRulesError, GameState, Rulebook, load
 from ..picture import render_svg
-from ..record import default_rulebook, format_record, parse_record, replay
+from ..record import (apply_recorded, default_rulebook, format_record, parse_record,
+                      replay)
 
 HOTSEAT, SEATS = "hotseat", "seats"
 MODES = (HOTSEAT, SEATS)
@@ -124,12 +125,7 @@ def _replayed(record: Any, plies: int) -> tuple[GameState, list[str]]:
     actors: list[str] = []
     for _, action in record.actions[:plies]:
         actors.append(state.current_player or "")
-        if action.is_chance and state.is_chance_node():
-            twin = state.clone()
-            if twin.apply_chance() == action:
-                state.apply_chance()
-                continue
-        state.apply(action)
+        apply_recorded(state, action)
     return state, actors
 
 
