@@ -112,7 +112,8 @@ JOIN = (Field("player", TEXT),)
 ACT = (Field("player", MAYBE_TEXT), Field("action", ("text", "whole")))
 MOVE = (Field("player", MAYBE_TEXT), Field("unit", TEXT), Field("to", TEXT))
 UNDO = (Field("player", MAYBE_TEXT),)
-VIEW_QUERY = (Field("player", TEXT), Field("unit", TEXT), Field("since", TEXT))
+VIEW_QUERY = (Field("player", TEXT), Field("unit", TEXT), Field("kind", TEXT),
+              Field("since", TEXT))
 REACH_QUERY = (Field("player", TEXT), Field("unit", TEXT))
 SAVE_QUERY = (Field("player", TEXT),)
 
