@@ -356,7 +356,7 @@ def view(game: Game, player: str, *, unit: str | None = None, kind: str | None =
         "hidden": seen["hidden"],
         "log": seen["log"][-LOG_LINES:],
         "trail": _trails(game, player),
-        "dice": _dice(game),
+        "dice": _dice(game, player),
         "forecast": _forecast(game, player, seen) if actions else None,
         "plies": len(game.actors),
         "seats": game.seats.taken() if game.seats else None,
@@ -375,31 +375,50 @@ def _selection(game: Game, player: str, actions: list[dict[str, Any]], unit: str
         named = [a for a in actions if a["kind"] == kind and not a["pieces"]]
     else:
         return None, {}
+    if unit is not None:   # where the piece stands is no place to go
+        here = game.state.place_of(unit)
+        reach = {p: cost for p, cost in reach.items() if p != here}
     places = sorted({p for a in named for p in a["places"]})
     shade = {p: "" for p in places}
-    shade.update({p: str(cost) for p, cost in reach.items()})
+    shade.update({p: str(cost) if cost else "" for p, cost in reach.items()})
     return ({"unit": unit, "kind": kind, "reach": reach, "note": note, "places": places},
             shade)
 
 
 def _trails(game: Game, player: str) -> list[dict[str, Any]]:
     """The rule trails of the last actions as ``player`` may read them; the
-    action's own text only for his actions and the dice."""
+    action's own text only for his actions and the dice he may see."""
     state = game.state
-    history = state.history
     out = []
-    for ply in range(max(0, len(history) - TRAIL_PLIES), len(history)):
+    for ply in range(max(0, len(state.history) - TRAIL_PLIES), len(state.history)):
         who = game.actors[ply] if ply < len(game.actors) else ""
-        shown_text = str(history[ply]) if who in (player, CHANCE) else None
-        lines = [{"text": e.text, "rules": list(e.rules)} for e in state.trail(ply, player)]
-        out.append({"ply": ply, "by": who, "action": shown_text, "lines": lines})
+        lines = state.trail(ply, player)
+        shown_text = _seen_action(game, ply, who, player, len(lines))
+        out.append({"ply": ply, "by": who, "action": shown_text,
+                    "lines": [{"text": e.text, "rules": list(e.rules)} for e in lines]})
     return out
 
 
-def _dice(game: Game) -> list[str]:
-    """The last dice results and draws (public: every player sees the dice)."""
-    history = game.state.history
-    return [str(a) for a in history[-TRAIL_PLIES:] if a.is_chance]
+def _seen_action(game: Game, ply: int, who: str, player: str, lines: int) -> str | None:
+    """The text of the action of ``ply`` if ``player`` may see it: his own, or a
+    die roll or draw none of whose log lines is kept from him (a roll made in
+    secret for another player writes its result for that player alone)."""
+    action = game.state.history[ply]
+    if who == player or (action.is_chance and len(game.state.trail(ply)) == lines):
+        return str(action)
+    return None
+
+
+def _dice(game: Game, player: str) -> list[str]:
+    """The last dice results and draws that ``player`` may see."""
+    state = game.state
+    out = []
+    for ply in range(max(0, len(state.history) - TRAIL_PLIES), len(state.history)):
+        if state.history[ply].is_chance:
+            seen = _seen_action(game, ply, "", player, len(state.trail(ply, player)))
+            if seen is not None:
+                out.append(seen)
+    return out
 
 
 def _forecast(game: Game, player: str, seen: dict[str, Any]) -> dict[str, Any] | None:

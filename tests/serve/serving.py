@@ -46,3 +46,21 @@ def fingerprint(client: Any, game: str) -> tuple[str, tuple[str, ...], tuple[str
     kept = client.app.state.games.get(game)
     return (kept.state.to_notation(), tuple(map(str, kept.state.history)),
             tuple(kept.actors))
+
+
+def long_decision_record(least: int = 100) -> str:
+    """A record of a demo game played at random up to a decision of at least
+    ``least`` actions (a redeployment: one unit, hundreds of hexes)."""
+    import random
+
+    book = cortes()
+    state = book.new_game(seed=1, setup="demo")
+    rng = random.Random(1)
+    while state.is_chance_node() or len(state.legal_actions()) < least:
+        assert not state.is_terminal() and len(state.history) < 500
+        if state.is_chance_node():
+            state.apply_chance()
+        else:
+            ids = state.legal_action_ids()
+            state.apply(ids[rng.randrange(len(ids))])
+    return format_record(state)
