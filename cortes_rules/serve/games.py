@@ -369,7 +369,7 @@ def _selection(game: Game, player: str, actions: list[dict[str, Any]], unit: str
     """What a view's ``unit`` or ``kind`` selects, and the places to shade."""
     if unit is not None:
         reach, note = _reach(game, player, unit)
-        named = [a for a in actions if a["pieces"][:1] == [unit]]
+        named = [a for a in actions if unit in a["pieces"]]
     elif kind is not None:
         reach, note = {}, None
         named = [a for a in actions if a["kind"] == kind and not a["pieces"]]

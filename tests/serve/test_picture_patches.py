@@ -106,7 +106,7 @@ def test_a_long_decision_names_each_actions_pieces_and_places(client) -> None:
     for action in view["actions"]:
         assert action["pieces"] + action["places"] == action["args"]   # "redeploy S1 0800"
     unit = view["actions"][0]["pieces"][0]
-    named = sorted({p for a in view["actions"] if a["pieces"][0] == unit for p in a["places"]})
+    named = sorted({p for a in view["actions"] if unit in a["pieces"] for p in a["places"]})
     chosen = _view(client, game, player=player, unit=unit, since=view["svg_digest"]).json()
     assert chosen["selected"]["unit"] == unit and chosen["selected"]["places"] == named
     svg = "\n".join(apply(view["svg"].split("\n"), chosen["svg_patch"]["ops"]))
