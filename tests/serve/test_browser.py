@@ -174,7 +174,8 @@ def test_a_hot_seat_game_in_the_browser(server: tuple[str, Any], browser: Any,
     whole = _scale(page)
     assert whole < 1 and _inside(_rect(page, "#board svg"), panel)
     picture = _rect(page, "#board svg")
-    assert abs(picture["width"] - panel["width"]) < 3 or abs(picture["height"] - panel["height"]) < 3
+    assert (abs(picture["width"] - panel["width"]) < 3
+            or abs(picture["height"] - panel["height"]) < 3)   # it fills one side
     page.click("#zoom-in")
     assert abs(_scale(page) - whole * 1.25) < 1e-3
     page.click("#zoom-out")
