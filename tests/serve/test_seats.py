@@ -186,8 +186,11 @@ def served() -> Iterator[tuple[str, _Kept]]:
     import uvicorn
 
     kept = _Kept()
-    root = logging.getLogger()   # uvicorn's loggers (error, access) propagate to it
-    root.addHandler(kept)
+    # uvicorn's own logging set-up (by an earlier server of this process) may
+    # stop its loggers propagating: keep what each of them writes.
+    loggers = [logging.getLogger(n) for n in ("", "uvicorn", "uvicorn.error", "uvicorn.access")]
+    for logger in loggers:
+        logger.addHandler(kept)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -205,7 +208,8 @@ def served() -> Iterator[tuple[str, _Kept]]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
-        root.removeHandler(kept)
+        for logger in loggers:
+            logger.removeHandler(kept)
 
 
 @pytest.mark.rule("8.8")
