@@ -431,7 +431,8 @@ def _forecast(game: Game, player: str, seen: dict[str, Any]) -> dict[str, Any] |
         return None
     if seen["hidden"] or any(set(state.player_attrs) - set(attrs)
                              for attrs in seen["players"].values()):
-        return {"note": "something is hidden from you: no forecast", "results": []}
+        return {"note": "no forecast while something is hidden from you (the chances would "
+                        "tell what it is)", "results": []}
     try:
         chances = state.evaluate(game.forecast)
     except CortesRulesError:

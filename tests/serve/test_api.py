@@ -224,3 +224,13 @@ def test_a_seat_game_gives_only_a_players_view_of_its_record(veteran) -> None:
     assert named.text == mine.text
     umpire = veteran.get(f"/api/games/{game}/view", params={"player": "umpire"}, headers=seat)
     assert umpire.status_code == 403
+
+
+@pytest.mark.rule("8.8")
+def test_a_forecast_is_withheld_while_anything_is_hidden_from_the_player(client) -> None:
+    game = _new(client)   # the demo set-up: A1 lies under A2 at 2810, hidden from him
+    assert _state(client, game).observation(SPANISH)["hidden"]
+    for action in ("end", "move S9 3011", "end", "attack 3012", "join S9"):
+        _act(client, game, SPANISH, action)
+    forecast = _view(client, game, SPANISH)["forecast"]
+    assert forecast["results"] == [] and "hidden" in forecast["note"]
