@@ -424,6 +424,17 @@ def test_11_6_an_aztec_unit_enters_a_lone_cannon_hex_and_destroys_it(
     assert "move A11 1110" not in texts(state)
 
 
+@pytest.mark.rule("11.6")
+@pytest.mark.rule("7.19")
+def test_11_6_an_aztec_unit_landing_from_the_lake_destroys_a_lone_cannon() -> None:
+    positions = {"S25": "3517", "S1": "1110", "A11": "zone.10", "A12": "3016"}
+    state = start(book_with("11.6"), positions, "aztec_lake_movement")
+    state.apply("sail A11 3517")
+    assert state.place_of("A11") == "3517" and state.place_of("S25") == "gone.spanish"
+    state = start(book_with(), positions, "aztec_lake_movement")
+    assert "sail A11 3517" not in texts(state)
+
+
 def cannon_battle(book: cortes_rules.Rulebook, aztec_attacks: bool, roll: int) -> GameState:
     positions = {"S1": "1110", "S25": "1110", "A1": "1111", "A12": "3016"}
     state = book.new_game(positions={**GARRISON, **positions})
@@ -556,6 +567,20 @@ def test_11_5_a_successful_charge_costs_a_step_and_drives_the_stack_back() -> No
     assert "attack 1012" in legal
     state.apply("attack 1012")
     assert texts(state) == ["cancel", "join S9"]
+
+
+@pytest.mark.rule("11.5")
+@pytest.mark.rule("9.4")
+def test_11_5_the_charged_stack_is_never_driven_onto_a_lone_leader_or_cannon() -> None:
+    # Cortes alone (9.4) and a cannon alone (11.6) may be entered by an Aztec
+    # unit that moves; the drive is not such a move.
+    positions = dict(CHARGE, Cortes="1112", S25="1211")
+    state = charge_battle(book_with("11.4", "11.5", "11.6"), positions)
+    state.apply("charge")
+    state.apply("roll 3")
+    state.apply("lose A11")
+    drives = {a for a in texts(state) if a.startswith("drive ")}
+    assert drives == {"drive 1011", "drive 1012", "drive 1212"}
 
 
 @pytest.mark.rule("11.5")
