@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import pytest
 
 import cortes_rules
 from cortes_rules import GameState
 from positions import GARRISON
+
+ROOT = Path(__file__).resolve().parents[2]
 
 _BOOKS: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], cortes_rules.Rulebook] = {}
 
@@ -351,6 +354,31 @@ def test_11_1_no_raid_before_the_first_interphase_nor_without_a_point_left() -> 
     assert texts(state) == ["end", "raid A13"]
     state.apply("end")
     assert state.phase == "aztec_land_combat" and state.place_of("A11") == "0820"
+
+
+@pytest.mark.rule("11.1")
+@pytest.mark.rule("7.9")
+def test_11_1_a_raid_leaves_from_a_clear_hex_only_never_a_city(tmp_path: Path) -> None:
+    # The shipped map has no city on the south or west edge; on a map with
+    # one, a unit in it stands on clear ground under the city but not on a
+    # clear hex (7.9), and may not raid from it.
+    shipped = (ROOT / "rulebook" / "cortes" / "map.rules").read_text(encoding="utf-8")
+    line = "  hex 1003 1004 1104: clear, dry_land_city\n"
+    assert line in shipped
+    town = tmp_path / "map.rules"
+    town.write_text(shipped.replace(line, line + "  hex 0820: clear, dry_land_city\n"),
+                    encoding="utf-8")
+    book = cortes_rules.load("cortes", options=["11.1"], map=town)
+    # A11 stands in the city at 0820: only A13, on clear 0830, may go.
+    assert texts(raid_phase(book)) == ["end", "raid A13"]
+    assert texts(raid_phase(book_with("11.1"))) == ["end", "raid A11", "raid A13"]
+    clear_edge = 'list(h.id for h in west_edge where h.id in ["0820", "0830"] and clear_hex(h))'
+    assert book.evaluate(clear_edge) == ("0830",)
+    assert book_with("11.1").evaluate(clear_edge) == ("0820", "0830")
+    # The other reading takes any hex on clear ground, the city included.
+    ground = cortes_rules.load("cortes", options=["11.1"], map=town,
+                               readings={"raid_exit_hex": "clear_ground"})
+    assert texts(raid_phase(ground)) == ["end", "raid A11", "raid A13"]
 
 
 @pytest.mark.rule("11.1")
