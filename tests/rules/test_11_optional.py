@@ -9,7 +9,7 @@ import pytest
 
 import cortes_rules
 from cortes_rules import GameState
-from positions import GARRISON
+from positions import GARRISON, to_phase
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -276,6 +276,119 @@ def test_11_9_one_temple_is_not_enough() -> None:
     while state.phase != "aztec_land_movement":
         state.apply("end")
     assert state.attribute("A11", "spent") == 0
+
+
+FOG = {"S1": "1110", "S2": "1110", "S9": "1210", "A11": "1111", "A1": "1112", "A12": "3016"}
+
+
+def fogged(book: cortes_rules.Rulebook, positions: Mapping[str, str] | None = None,
+           temples: tuple[str, ...] = ("2810", "3016"), phase: str = "spanish_land_movement"
+           ) -> GameState:
+    state = book.new_game(positions={**GARRISON, **dict(positions or FOG)})
+    state.set_value("desecrated_temples", temples)
+    return to_phase(state, phase)
+
+
+def on_map_seen(state: GameState, player: str) -> set[str]:
+    """The pieces in hexes that ``player``'s observation shows."""
+    seen = state.observation(player)["pieces"]
+    return {uid for uid, place in state.positions().items() if place.isdigit() and uid in seen}
+
+
+@pytest.mark.rule("11.9")
+def test_11_9_the_aztecs_see_only_the_top_unit_of_each_spanish_stack() -> None:
+    state = fogged(book_with("11.9"))
+    seen = state.observation("aztec")
+    assert "S1" in seen["pieces"] and "S2" not in seen["pieces"] and "S9" in seen["pieces"]
+    assert seen["hidden"] == {"1110": 1}
+    # The Spanish player still sees everything, and his own stack.
+    assert state.observation("spanish")["hidden"] == {}
+    # S9 moving under S1: the line naming it is not addressed to the Aztec player.
+    state.apply("move S9 1110")
+    assert not state.log[-1].visible_to("aztec") and state.log[-1].visible_to("spanish")
+    assert state.observation("aztec")["hidden"] == {"1110": 2}
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.parametrize(("options", "temples"), [(("11.9",), ("2810",)),
+                                                  ((), ("2810", "3016"))])
+def test_11_9_open_with_one_temple_or_without_the_rule(options: tuple[str, ...],
+                                                       temples: tuple[str, ...]) -> None:
+    state = fogged(book_with(*options), temples=temples)
+    assert {"S1", "S2", "S9"} <= on_map_seen(state, "aztec")
+    assert state.observation("aztec")["hidden"] == {}
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.rule("9.4")
+def test_11_9_a_fighting_unit_is_on_top_so_a_lone_leader_shows() -> None:
+    book = book_with("11.9")
+    # Cortes comes first in the counter mix, but S1 is the unit on top.
+    state = fogged(book, {"Cortes": "1110", "S1": "1110", "A11": "1111", "A12": "3016"})
+    assert on_map_seen(state, "aztec") >= {"S1"} and "Cortes" not in on_map_seen(state, "aztec")
+    # Cortes with nothing but a cannon: Cortes on top, and the hex may be entered (9.4).
+    state = fogged(book, {"Cortes": "1110", "S25": "1110", "S1": "1114", "A11": "1111",
+                          "A12": "3016"}, phase="aztec_land_movement")
+    assert "Cortes" in on_map_seen(state, "aztec") and "S25" not in on_map_seen(state, "aztec")
+    assert "move A11 1110" in texts(state)
+
+
+@pytest.mark.rule("11.9")
+def test_11_9_the_attacked_stack_is_shown_and_the_attack_stays_declared() -> None:
+    state = fogged(book_with("11.9"), phase="aztec_land_combat")
+    state.apply("attack 1110")
+    assert {"S1", "S2"} <= on_map_seen(state, "aztec")
+    assert [str(a) for a in state.legal_actions()] == ["join A11"]
+    assert "11.9" in [rule for rule, _ in state.why_illegal("cancel")]
+    state.apply("join A11")
+    state.apply("resolve")
+    state.apply("roll 7")
+    while any(a.kind == "lose" for a in state.legal_actions()):
+        state.apply(state.legal_actions()[0])
+    # The battle over, S2 is closed again.
+    assert "S2" not in on_map_seen(state, "aztec")
+
+
+@pytest.mark.rule("11.9")
+def test_11_9_the_other_reading_lets_him_call_the_attack_off() -> None:
+    state = fogged(book_with("11.9", fog_of_war_top_unit="may_call_off"), phase="aztec_land_combat")
+    state.apply("attack 1110")
+    assert "cancel" in texts(state)
+    state.apply("cancel")
+    assert "S2" not in on_map_seen(state, "aztec")
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.rule("11.2")
+def test_11_9_a_failed_ambush_still_lets_him_drop_the_attack() -> None:
+    positions = {"S1": "1110", "S2": "1110", "A1": "1111", "A11": "3016"}
+    state = fogged(book_with("11.2", "11.3", "11.9"), positions, phase="aztec_land_combat")
+    state.apply("attack 1110")
+    state.apply("join A1")
+    state.apply("resolve")
+    # The stack was shown when he declared the attack: he may ambush any of its units.
+    assert texts(state) == ["resolve", "ambush S1", "ambush S2", "ambush_stack"]
+    state.apply("ambush S2")
+    state.apply("ambush_roll")
+    state.apply("roll 5")
+    assert texts(state) == ["resolve", "cancel"]
+    state.apply("cancel")
+    assert state.evaluate("ambush_failed") is False
+    assert "S2" not in on_map_seen(state, "aztec")
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.rule("8.8")
+def test_11_9_spanish_attackers_out_of_a_stack_are_shown_at_the_odds() -> None:
+    state = fogged(book_with("11.9"), phase="spanish_land_combat")
+    state.apply("attack 1111")
+    state.apply("join S2")
+    assert not state.log[-1].visible_to("aztec")
+    assert "S2" not in on_map_seen(state, "aztec")
+    state.apply("resolve")
+    assert state.is_chance_node()
+    assert "S2" in on_map_seen(state, "aztec")
+    assert state.log[-1].visible_to("aztec") and "S2 against 1111" in state.log[-1].text
 
 
 # ------------------------------------------------------------------ 11.10
