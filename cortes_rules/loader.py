@@ -25,6 +25,7 @@ from .dsl.diagnostics import Diagnostic
 from .dsl.forms import expand_modules
 from .dsl.lower import lower, registry
 from .dsl.parse import parse_text
+from .engine import collector
 from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError
 from .rule_numbers import is_rule_number, rule_key, to_roman
 
@@ -283,11 +284,15 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
         return read
 
     def make() -> tuple[ir.Program, list[Diagnostic]]:
-        made = _compile_rulebook(name_or_path, options=options, replace=replace,
-                                 readings=readings, scenario=scenario,
-                                 every_reading=every_reading)
-        if verify is not None:
-            verify(made[0])
+        # The cyclic collector would walk the whole growing IR again and again:
+        # held off, the time a load takes grows in step with the text's size
+        # (engine/collector.py).
+        with collector.paused():
+            made = _compile_rulebook(name_or_path, options=options, replace=replace,
+                                     readings=readings, scenario=scenario,
+                                     every_reading=every_reading)
+            if verify is not None:
+                verify(made[0])
         return made
 
     return load_cache.cached(files, arguments, make)

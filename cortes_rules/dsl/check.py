@@ -41,7 +41,7 @@ import attrs
 from ..engine.hexgrid import adjacent
 from ..errors import RulesSyntaxError
 from . import ir, render
-from .diagnostics import Diagnostic, Span, line_of
+from .diagnostics import Diagnostic, SourceLines, Span
 from .lower import hex_block
 from .forms import parse_pattern
 from .scope import Declarations, ScopeChecker, hint, walk
@@ -66,6 +66,7 @@ class Checker:
     def __init__(self, program: ir.Program) -> None:
         self.program = program
         self.texts = {m.path: m.text for m in program.modules}
+        self.lines = SourceLines(self.texts)
         self.diagnostics: list[Diagnostic] = []
         self.declared = Declarations(program)
 
@@ -74,7 +75,7 @@ class Checker:
               expected: Iterable[str] = (), severity: str = "error") -> None:
         self.diagnostics.append(Diagnostic(
             span, message, rule=rule, expected=tuple(expected),
-            source_line=line_of(self.texts.get(span.path, ""), span.line), severity=severity))
+            source_line=self.lines.line(span.path, span.line), severity=severity))
 
     def unknown(self, span: Span, kind: str, name: str, known: Iterable[str],
                 rule: str | None) -> None:
@@ -94,7 +95,7 @@ class Checker:
         self.check_sequence()
         self.check_tables()
         self.check_forms()
-        scopes = ScopeChecker(self.declared, self.texts, self.error)
+        scopes = ScopeChecker(self.declared, self.lines, self.error)
         scopes.run(self.program.statements)
         self.check_conditions()
         self.check_data_blocks()

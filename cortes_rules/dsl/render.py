@@ -45,8 +45,11 @@ def _render(node: ir.Expr) -> tuple[str, int]:
     if isinstance(node, ir.Not):
         return f"not {expr(node.operand, 3)}", 3
     if isinstance(node, ir.BoolOp):
+        # A chain of one operator is written flat, however its terms are grouped
+        # (the parser groups a long chain as a balanced tree; the grouping means
+        # nothing to 'and' and 'or').
         level = _PRECEDENCE[node.op]
-        return f"{expr(node.left, level)} {node.op} {expr(node.right, level + 1)}", level
+        return f" {node.op} ".join(expr(term, level + 1) for term in node.terms()), level
     if isinstance(node, ir.Compare):
         return f"{expr(node.left, 5)} {node.op} {expr(node.right, 5)}", 4
     if isinstance(node, ir.Member):

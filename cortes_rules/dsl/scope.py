@@ -37,7 +37,7 @@ from typing import Any
 import attrs
 
 from . import ir, render
-from .diagnostics import Span, line_of
+from .diagnostics import SourceLines, Span
 
 # Names every rulebook has (see compile.py's Compiler._Name).
 # ``phase`` is the name of the phase being played (text), ``turn`` its turn.
@@ -175,9 +175,9 @@ class _Context:
 class ScopeChecker:
     """Walks every expression and procedure of a program once; see the module docstring."""
 
-    def __init__(self, declared: Declarations, texts: dict[str, str], report: Report) -> None:
+    def __init__(self, declared: Declarations, lines: SourceLines, report: Report) -> None:
         self.d = declared
-        self.texts = texts
+        self.lines = lines
         self.report = report
         self.refs: list[_Ref] = []
         self.sites: dict[tuple[str, str], list[tuple[frozenset[str], Entity]]] = {}
@@ -412,7 +412,7 @@ class ScopeChecker:
 
     def template(self, text: str, span: Span, bound: frozenset[str], rule: str) -> None:
         """The ``{name.attr}`` fields of a log or finish text, as expressions."""
-        source = line_of(self.texts.get(span.path, ""), span.line)
+        source = self.lines.line(span.path, span.line)
         for match in _FIELD.finditer(text):
             at = source.find(match[0], span.column - 1)
             column = at + 2 if at >= 0 else span.column
