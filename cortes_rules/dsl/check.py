@@ -32,6 +32,7 @@ the line, a caret and the rule number:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
@@ -44,7 +45,16 @@ from . import ir, render
 from .diagnostics import Diagnostic, SourceLines, Span
 from .lower import hex_block
 from .forms import parse_pattern
-from .scope import Declarations, ScopeChecker, hint, walk
+from .scope import (
+    BUILTIN_FUNCTIONS,
+    BUILTIN_NAMES,
+    COMPREHENSIONS,
+    Declarations,
+    ScopeChecker,
+    hint,
+    walk,
+)
+from .types import BUILTIN, TypeChecker
 
 MAX_DICE = 100
 """The most dice one ``dice`` declaration may roll together."""
@@ -81,7 +91,7 @@ class Checker:
                 rule: str | None) -> None:
         """``unknown KIND 'name'``, with a suggestion or else the known names."""
         known = sorted(set(known))
-        suggestion = hint(name, known)
+        suggestion = self.declared.missing(name, known)
         self.error(span, f"unknown {kind} {name!r}{suggestion}", rule,
                    expected=known[:12] if not suggestion else ())
 
@@ -97,6 +107,7 @@ class Checker:
         self.check_forms()
         scopes = ScopeChecker(self.declared, self.lines, self.error)
         scopes.run(self.program.statements)
+        TypeChecker(self.declared, scopes.binders, self.error).run(self.program.statements)
         self.check_conditions()
         self.check_data_blocks()
         self.check_counters()
@@ -249,6 +260,7 @@ class Checker:
                                f"{earlier.span.line})", statement.rule)
                 else:
                     names[name] = (kind, statement)
+        self.check_shadowing()
         players = self.declared.players
         for cls in self.program.of(ir.ClassDecl):
             if side_of(cls) is not None and cls.side not in players:
@@ -260,9 +272,9 @@ class Checker:
                            dice.rule)
         for contribution in self.program.of(ir.Contribute):
             if contribution.hook not in self.declared.hooks:
+                why = self.declared.missing(contribution.hook, self.declared.hooks)
                 self.error(contribution.span, f"contribution to hook {contribution.hook!r}, "
-                           f"which no 'hook' declares"
-                           f"{hint(contribution.hook, self.declared.hooks)}", contribution.rule)
+                           f"which no 'hook' declares{why}", contribution.rule)
         player_attributes = {a.name for a in self.program.of(ir.AttributeDecl)
                              if a.owner == "player"}
         for hide in self.program.of(ir.HideDecl):
@@ -273,6 +285,40 @@ class Checker:
             self.distinct_parameters(function.params, function.span, function.rule)
         for procedure in self.program.of(ir.Procedure):
             self.distinct_parameters(procedure.params, procedure.span, procedure.rule)
+
+    def check_shadowing(self) -> None:
+        """No declaration takes the name of a built-in: the rulebook's would hide it
+        from every clause, the library's included."""
+        for statement in self.program.statements:
+            if isinstance(statement, (ir.AttributeDecl, ir.DeriveDecl)):
+                builtin = BUILTIN.get(statement.owner, {})
+                if statement.name in builtin:
+                    self.error(self.name_span(statement), f"{statement.owner} attribute "
+                               f"{statement.name!r} would hide the built-in attribute of "
+                               f"every {statement.owner} of that name: choose another name",
+                               statement.rule)
+            elif isinstance(statement, ir.PropertyDecl) and statement.name in BUILTIN["piece"]:
+                self.error(self.name_span(statement), f"property {statement.name!r} would hide the "
+                           "built-in piece attribute of that name: choose another name",
+                           statement.rule)
+            elif isinstance(statement, ir.FunctionDecl) and (
+                    statement.name in BUILTIN_FUNCTIONS or statement.name in COMPREHENSIONS):
+                self.error(self.name_span(statement), f"function {statement.name!r} would hide the "
+                           f"built-in function {statement.name}(...): choose another name",
+                           statement.rule)
+            if isinstance(statement, _GLOBAL_DECLARATIONS) and statement.name in BUILTIN_NAMES:
+                self.error(self.name_span(statement), f"{statement.name!r} is a name every "
+                           f"rulebook has ({_BUILTIN_MEANING[statement.name]}): a declaration of "
+                           "that name would hide it; choose another name", statement.rule)
+
+    def name_span(self, statement: Any) -> Span:
+        """Where a declaration writes its name (the statement's start if not found)."""
+        span: Span = statement.span
+        line = self.lines.line(span.path, span.line)
+        found = re.compile(rf"\b{re.escape(statement.name)}\b").search(line, span.column - 1)
+        if found is None:
+            return span
+        return Span(span.path, span.line, found.start() + 1, found.end() + 1)
 
     def distinct_parameters(self, params: tuple[str, ...], span: Span, rule: str) -> None:
         twice = sorted({p for p in params if params.count(p) > 1})
@@ -289,9 +335,11 @@ class Checker:
         for clause in (*self.program.of(ir.Forbid), *self.program.of(ir.Permit)):
             if clause.action not in actions:
                 word = "forbid" if isinstance(clause, ir.Forbid) else "permit"
-                self.error(clause.span, f"{word} {clause.action}: no 'action {clause.action}' "
-                           f"declares this kind of action{hint(clause.action, actions)}",
-                           clause.rule)
+                why = self.declared.missing(clause.action, actions)
+                what = (f"action {clause.action}" if clause.action in
+                        self.declared.switched_off else f"no 'action {clause.action}' "
+                        "declares this kind of action")
+                self.error(clause.span, f"{word} {clause.action}: {what}{why}", clause.rule)
         for permit in self.program.of(ir.Permit):
             target = self.program.rules.get(permit.despite)
             lifts = target is not None and any(
@@ -669,6 +717,15 @@ class Checker:
                     if unit in placed:
                         self.error(placement.span, f"piece {unit} is placed twice", where)
                     placed.add(unit)
+
+
+# Declarations whose names an expression reads bare, as it reads the built-in names.
+_GLOBAL_DECLARATIONS = (ir.ValueDecl, ir.HookDecl, ir.FunctionDecl, ir.TableDecl,
+                        ir.DiceDecl, ir.FaceDieDecl, ir.PoolDecl, ir.PlayerDecl, ir.SideDecl)
+_BUILTIN_MEANING = {"players": "the players in turn order", "pieces": "every piece",
+                    "hexes": "the hexes of the map", "areas": "the areas of the map",
+                    "zones": "the water zones of the map", "turn": "the game turn",
+                    "phase": "the phase being played"}
 
 
 def _words(node: object) -> Iterable[str]:
