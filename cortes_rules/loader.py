@@ -333,7 +333,9 @@ def _compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str],
     # Check every rule, switched on or not, so a broken optional rule is found
     # before anyone switches it on; when asked, every other reading too.
     everything = lower(modules, optional, chosen) if optional - set(wanted) else program
-    diagnostics = check(everything)
+    # A comment naming an entry the registry lacks changes no play: a load warns,
+    # a check of every reading (cortes-rules check) refuses it.
+    diagnostics = check(everything, "error" if every_reading else "warning")
     if everything is not program:
         # A clause that is always on may not lean on a rule switched off.
         diagnostics += [d for d in check(program) if d.severity == "error"]

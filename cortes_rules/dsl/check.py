@@ -41,7 +41,7 @@ import attrs
 
 from ..engine.hexgrid import adjacent
 from ..errors import RulesSyntaxError
-from . import ir, render
+from . import citations, ir, render
 from .diagnostics import Diagnostic, SourceLines, Span
 from .lower import hex_block
 from .forms import parse_pattern
@@ -73,8 +73,10 @@ DEFECT_KINDS = ("contradiction", "gap", "undefined_term", "wrong_reference", "ex
 class Checker:
     """Collects diagnostics over one program; use ``check()``."""
 
-    def __init__(self, program: ir.Program) -> None:
+    def __init__(self, program: ir.Program, comment_citations: str = "warning") -> None:
         self.program = program
+        self.comment_citations = comment_citations
+        """The severity of a comment citing an entry the registry lacks."""
         self.texts = {m.path: m.text for m in program.modules}
         self.lines = SourceLines(self.texts)
         self.diagnostics: list[Diagnostic] = []
@@ -99,6 +101,7 @@ class Checker:
     def run(self) -> list[Diagnostic]:
         self.check_rules()
         self.check_interpretations()
+        self.check_citations()
         self.check_presets()
         self.check_declarations()
         self.check_actions()
@@ -151,6 +154,28 @@ class Checker:
                     uses = map_guards(item.statements, f"map {item.name}")
                 for node, rule in uses:
                     self.check_reading_use(node, rule, entries)
+
+    def check_citations(self) -> None:
+        """Every entry a clause cites, by an ``interpretation ID`` statement or in a
+        comment, is in the registry (``.citations``)."""
+        entries = self.program.interpretations
+        for module in self.program.modules:
+            for item in module.items:
+                if isinstance(item, ir.Rule):
+                    for cite in citations.formal(item.statements):
+                        for entry, span in zip(cite.entries, cite.entry_spans, strict=True):
+                            if entry not in entries:
+                                self.error(span, f"rule {item.number} cites interpretation "
+                                           f"{entry}, which the registry does not hold"
+                                           f"{hint(entry, entries)}", item.number)
+            known = frozenset(entries)
+            for found in citations.in_comments(module.text, known):
+                if found.entry not in entries:
+                    self.error(citations.span_of(module.path, found),
+                               f"this comment cites interpretation {found.entry}, which the "
+                               f"registry does not hold{hint(found.entry, entries)} (add the "
+                               "entry, or correct the name)", found.block,
+                               severity=self.comment_citations)
 
     def check_entry(self, entry: ir.Interpretation, seen: dict[str, ir.Interpretation]) -> None:
         label = f"interpretation {entry.id}"
@@ -783,9 +808,15 @@ def conjuncts(node: ir.Expr) -> Iterable[ir.Expr]:
         yield node
 
 
-def check(program: ir.Program) -> list[Diagnostic]:
-    """Every diagnostic for a program, errors and warnings, sorted by place."""
-    return Checker(program).run()
+def check(program: ir.Program, comment_citations: str = "warning") -> list[Diagnostic]:
+    """Every diagnostic for a program, errors and warnings, sorted by place.
+
+    Args:
+        comment_citations: the severity of a comment that cites an entry the
+            interpretations registry does not hold: a load warns, ``cortes-rules
+            check`` refuses (``"error"``).
+    """
+    return Checker(program, comment_citations).run()
 
 
 def errors_only(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -642,6 +642,10 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
             "default }', beside the clauses) and, if the clause depends on it, write "
             "'when reading ID is NAME { ... }'", source_line="")])
 
+    def cite_interpretation(self, meta: Any, c: list[Any]) -> ir.CiteInterpretation:
+        return ir.CiteInterpretation(tuple(str(t) for t in c), tuple(self._tok(t) for t in c),
+                                     "", self._span(meta))
+
     def reading_default(self, meta: Any, c: list[Any]) -> bool:
         return True
 

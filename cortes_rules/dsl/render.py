@@ -178,6 +178,8 @@ def statement(node: ir.Statement) -> str:
         return f"procedure {node.name}({', '.join(node.params)}) ({len(node.body)} statements)"
     if isinstance(node, ir.FormDecl):
         return f'form {node.name} "{node.pattern}" ({len(node.body)} statements)'
+    if isinstance(node, ir.CiteInterpretation):
+        return f"interpretation {', '.join(node.entries)}"
     if isinstance(node, ir.WhenReading):
         body = " ".join(statement(s) for s in node.body)
         return f"when reading {node.entry} is {node.reading} {{ {body} }}"

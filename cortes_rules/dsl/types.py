@@ -415,8 +415,8 @@ class TypeChecker:
             self.report(node.span, f"this compares {what}: they are never equal, so the "
                         f"test is {outcome}", rule)
         else:
-            self.report(node.span, f"this orders {what} ('{node.op}'): only numbers have an "
-                        "order", rule)
+            self.report(node.span, f"'{node.op}' compares {what}, which have no order: "
+                        "only numbers do", rule)
 
 
 def _blocks(st: ir.Stmt) -> Iterable[tuple[ir.Stmt, ...]]:
