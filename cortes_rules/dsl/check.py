@@ -494,7 +494,13 @@ class Checker:
 
     def check_hex_terrain(self, statement: ir.HexTerrain | ir.HexBlock,
                           listed: dict[str, ir.HexTerrain | ir.HexBlock], where: str) -> None:
-        """A hex is listed once, with at most one natural and one artificial terrain (7.7).
+        """A hex is listed once, with at most one terrain of each kind.
+
+        The kinds are the rulebook's own words (``terrain clear "Clear"
+        natural``): a rulebook whose hexes hold one ground and one built
+        terrain says ``natural`` and ``artificial``, and one whose hills may be
+        wooded gives hills a kind of their own. The error cites the rule that
+        declares the terrains in conflict.
 
         One exception keeps a map short: a ``hex`` line may add terrain to
         hexes of an earlier ``hexes`` rectangle, repeating the rectangle's
@@ -504,12 +510,15 @@ class Checker:
         names = statement.terrain
         for name in sorted(n for n, times in Counter(names).items() if times > 1):
             self.error(statement.span, f"terrain {name} is given twice to the same hexes", where)
-        for kind in ("natural", "artificial"):
-            found = [n for n in dict.fromkeys(names) if isinstance(
-                decl := self.declared.terrain.get(n), ir.TerrainDecl) and decl.kind == kind]
+        by_kind: dict[str, list[ir.TerrainDecl]] = {}
+        for name in dict.fromkeys(names):
+            decl = self.declared.terrain.get(name)
+            if isinstance(decl, ir.TerrainDecl):
+                by_kind.setdefault(decl.kind, []).append(decl)
+        for kind, found in by_kind.items():
             if len(found) > 1:
                 self.error(statement.span, f"a hex has at most one {kind} terrain, not "
-                           f"{' and '.join(found)}", "7.7")
+                           f"{' and '.join(d.name for d in found)}", found[-1].rule)
         ids = (hex_block(statement.first, statement.last) if isinstance(statement, ir.HexBlock)
                else statement.hexes)
         # id of the first listing -> (that listing, the hexes listed again)

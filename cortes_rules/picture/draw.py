@@ -101,7 +101,11 @@ class _Picture:
         terrains = list(program.of(ir.TerrainDecl))
         used = {f for p in (*world.hexes, *world.areas) for f in p.features}
         self.terrain = [t for t in terrains if t.name in used]
-        natural = [t.name for t in terrains if t.kind != "artificial"]
+        # Ground terrains fill a hex, the natural ones first; a terrain of another
+        # kind than natural and artificial (a hill under woods) fills it when alone,
+        # and is drawn as a ring inside the fill when a natural one is there too.
+        natural = [t.name for t in terrains if t.kind == "natural"] + \
+            [t.name for t in terrains if t.kind not in ("natural", "artificial")]
         artificial = [t.name for t in terrains if t.kind == "artificial"]
         self.fill = {name: cycle(NATURAL_FILLS, i) for i, name in enumerate(natural)}
         self.ring = {name: cycle(STRONG, i) for i, name in enumerate(artificial)}
@@ -153,6 +157,9 @@ class _Picture:
                     f'points="{_points(layout.corners(centre))}" fill="{fill}" '
                     f'stroke="#a8a29a" stroke-width="0.8"/>')
             scale = 0.8
+            for name in natural[1:]:
+                svg.add(f'<polygon points="{_points(layout.corners(centre, 0.9))}" '
+                        f'fill="none" stroke="{self.fill[name]}" stroke-width="5"/>')
             for name in self.ring:
                 if name in place.features:
                     colour = self.ring[name]
