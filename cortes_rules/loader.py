@@ -25,7 +25,13 @@ from .dsl.diagnostics import Diagnostic
 from .dsl.forms import expand_modules
 from .dsl.lower import lower, registry
 from .dsl.parse import parse_text
-from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError
+from .errors import (
+    CortesRulesError,
+    RulesCheckError,
+    RulesError,
+    RulesSyntaxError,
+    UnknownNameError,
+)
 from .rule_numbers import is_rule_number, rule_key, to_roman
 
 StrPath = str | os.PathLike[str]
@@ -36,10 +42,20 @@ StrPath = str | os.PathLike[str]
 MAX_RULES_FILE_BYTES = 4 * 1024 * 1024
 
 
+LIBRARY_FOLDER = "lib"
+"""The folder of ``rulebook/`` that holds libraries of mechanisms, not a game."""
+
+
 def shipped_rulebooks() -> list[str]:
-    """Names of the rulebooks installed with the package."""
+    """Names of the folders of rules files installed with the package (the
+    library folder included: see ``shipped_games``)."""
     root = data_dir("rulebook")
     return sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.rules")))
+
+
+def shipped_games() -> list[str]:
+    """Names of the games installed with the package, for ``load(name)``."""
+    return [name for name in shipped_rulebooks() if name != LIBRARY_FOLDER]
 
 
 def resolve(name_or_path: StrPath) -> Path:
@@ -50,7 +66,8 @@ def resolve(name_or_path: StrPath) -> Path:
     the folder.
 
     Raises:
-        CortesRulesError: neither a shipped rulebook nor a path that exists.
+        UnknownNameError: neither a shipped rulebook nor a path that exists.
+        CortesRulesError: the path cannot be looked at.
     """
     try:
         text = os.fspath(name_or_path)
@@ -72,9 +89,9 @@ def resolve(name_or_path: StrPath) -> Path:
         raise CortesRulesError(f"{_shown(path)}: {_reason(error)}") from None
     else:
         return path
-    known = ", ".join(shipped_rulebooks())
-    raise CortesRulesError(f"no rulebook '{_shown(text)}': not a path, and not one of "
-                           f"the shipped rulebooks ({known})")
+    known = ", ".join(shipped_games())
+    raise UnknownNameError(f"no rulebook '{_shown(text)}': not a path, and not one of "
+                           f"the shipped games ({known})")
 
 
 def rule_files(path: Path) -> list[Path]:
@@ -399,7 +416,7 @@ def _find_scenario(blocks: list[ir.ScenarioBlock], wanted: str | int) -> ir.Scen
         if block.name.lower() == text.lower():
             return block
     known = ", ".join(b.name for b in blocks)
-    raise CortesRulesError(f"no scenario {wanted!r} in this rulebook (scenarios: {known})")
+    raise UnknownNameError(f"no scenario {wanted!r} in this rulebook (scenarios: {known})")
 
 
 def _chosen_readings(modules: Iterable[ir.Module], readings: Mapping[str, str] | None
@@ -420,11 +437,11 @@ def _chosen_readings(modules: Iterable[ir.Module], readings: Mapping[str, str] |
         entry = entries.get(entry_id) if isinstance(entry_id, str) else None
         if entry is None:
             known = ", ".join(entries) or "none"
-            raise CortesRulesError(f"no interpretation {entry_id!r} in this rulebook "
+            raise UnknownNameError(f"no interpretation {entry_id!r} in this rulebook "
                                    f"(interpretations: {known})")
         names = [r.name for r in entry.readings]
         if not isinstance(reading, str) or reading not in names:
-            raise CortesRulesError(f"interpretation {entry_id} has no reading {reading!r} "
+            raise UnknownNameError(f"interpretation {entry_id} has no reading {reading!r} "
                                    f"(readings: {', '.join(names)})")
     return dict(readings)
 
@@ -487,7 +504,7 @@ def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) 
             f"no preset {', '.join(names)}" if names else "") if part)
         known = ", ".join(sorted(optional, key=rule_key)) or "none"
         named = ", ".join(presets) or "none"
-        raise CortesRulesError(f"{what} (optional rules: {known}; presets: {named}; "
+        raise UnknownNameError(f"{what} (optional rules: {known}; presets: {named}; "
                                f"or 'all')")
     return sorted(wanted, key=rule_key)
 

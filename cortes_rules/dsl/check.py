@@ -262,6 +262,11 @@ class Checker:
                 self.error(contribution.span, f"contribution to hook {contribution.hook!r}, "
                            f"which no 'hook' declares"
                            f"{hint(contribution.hook, self.declared.hooks)}", contribution.rule)
+        for attribute in self.program.of(ir.AttributeDecl):
+            if attribute.shown and attribute.owner != "piece":
+                self.error(attribute.span, f"'shown' marks what a piece shows on the table; "
+                           f"{attribute.owner} attribute {attribute.name!r} is no piece's",
+                           attribute.rule)
         player_attributes = {a.name for a in self.program.of(ir.AttributeDecl)
                              if a.owner == "player"}
         for hide in self.program.of(ir.HideDecl):

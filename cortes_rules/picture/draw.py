@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.world import Piece, Place, World
 from ..dsl import ir
-from ..errors import CortesRulesError, NotationError
+from ..arguments import describe
+from ..errors import ArgumentTypeError, CortesRulesError, UnknownIdError
 from .layout import (ACROSS, ACROSS_COLOURS, ALONG, ALONG_COLOURS, MARK, MARK_COLOURS,
                      NATURAL_FILLS, NEUTRAL_FILL, SIDE_FILLS, STRONG, WATER, WATER_EDGE,
                      Layout, Point, components, cycle, hexside_styles, zone_number)
@@ -463,20 +464,21 @@ def _on_borders(world: World, feature: str) -> bool:
 
 
 def resolve(world: World, ids: Iterable[str], what: str) -> list[Place]:
-    """Places by id, or a NotationError naming the first unknown one."""
+    """Places by id, or an UnknownIdError (a NotationError) naming the first unknown one."""
     found = []
     for ident in ids:
         place = world.place.get(str(ident))
         if place is None:
-            raise NotationError(f"no place {ident!r} in this rulebook (in {what})")
+            raise UnknownIdError(f"no place {ident!r} in this rulebook (in {what})")
         found.append(place)
     return found
 
 
 def texts(given: Highlights, what: str) -> dict[str, str]:
     """A highlight argument as place id -> text (empty text when none is given)."""
-    if isinstance(given, str):
-        raise CortesRulesError(f"{what} takes place ids (a list or a mapping), not one string")
+    if isinstance(given, str) or not isinstance(given, Iterable):
+        raise ArgumentTypeError(f"{what} takes place ids (a list or a mapping), not "
+                                f"{describe(given)}")
     if isinstance(given, Mapping):
         return {str(k): "" if v is None else str(v) for k, v in given.items()}
     return {str(k): "" for k in given}
@@ -488,6 +490,9 @@ def wrap(text: str, width: int) -> list[str]:
 
 def arrows_of(given: Iterable[Any]) -> list[tuple[str, str, str]]:
     """Arrows as (from, to, text) triples."""
+    if isinstance(given, str) or not isinstance(given, Iterable):
+        raise ArgumentTypeError(f"arrows are (from, to) or (from, to, text) pairs, not "
+                                f"{describe(given)}")
     found = []
     for arrow in given:
         if not isinstance(arrow, (tuple, list)) or len(arrow) not in (2, 3):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .. import CHANCE, Action, CortesRulesError, GameState, Rulebook, load
+from .. import CHANCE, Action, CortesRulesError, GameState, Observation, Rulebook, load
 from ..picture import render_svg
 from ..record import (apply_recorded, default_rulebook, format_record, parse_record,
                       replay)
@@ -291,7 +291,7 @@ def _dice(game: Game) -> list[str]:
     return [str(a) for a in history[-TRAIL_PLIES:] if a.is_chance]
 
 
-def _forecast(game: Game, player: str, seen: dict[str, Any]) -> dict[str, Any] | None:
+def _forecast(game: Game, player: str, seen: Observation) -> dict[str, Any] | None:
     """The exact chance of each result of the forecast expression, when it has a
     value here; withheld while a place that the player's current run of
     decisions names holds pieces hidden from him (it would tell what they are)."""
