@@ -421,7 +421,7 @@ def _check_load_arguments(name_or_path: Any, options: Any, map: Any, counters: A
         ArgumentTypeError: the first argument of the wrong type.
     """
     arguments.path(name_or_path, "a rulebook (a shipped one's name, or a path)")
-    arguments.names(options, "options")
+    arguments.names(options, "options", "an option is a rule number or a preset name")
     for what, given in (("map", map), ("counters", counters), ("setups", setups)):
         if given is not None:
             arguments.path(given, f"{what}=")

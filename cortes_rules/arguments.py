@@ -61,8 +61,12 @@ def optional_name(value: Any, what: str) -> str | None:
     return None if value is None else name(value, what)
 
 
-def names(value: Any, what: str) -> str | tuple[str, ...]:
+def names(value: Any, what: str, item: str | None = None) -> str | tuple[str, ...]:
     """``value``, one name (a string) or any iterable of names, as a tuple.
+
+    Args:
+        item: what one name stands for, for the message about an item that is
+            not a string (``"an option is a rule number or a preset name"``).
 
     Raises:
         ArgumentTypeError: neither, or an item is not a string.
@@ -73,10 +77,11 @@ def names(value: Any, what: str) -> str | tuple[str, ...]:
         raise ArgumentTypeError(f"{what} is a string or a list of strings, not "
                                 f"{describe(value)}")
     items = tuple(value)
-    for item in items:
-        if not isinstance(item, str):
-            raise ArgumentTypeError(f"{what} is a string or a list of strings; "
-                                    f"{describe(item)} is not a string")
+    for one in items:
+        if not isinstance(one, str):
+            raise ArgumentTypeError(f"{item}, not {describe(one)}" if item else
+                                    f"{what} is a string or a list of strings; "
+                                    f"{describe(one)} is not a string")
     return items
 
 

@@ -501,10 +501,9 @@ class Checker:
                           listed: dict[str, ir.HexTerrain | ir.HexBlock], where: str) -> None:
         """A hex is listed once, with at most one terrain of each kind.
 
-        The kinds are the rulebook's own words (``terrain clear "Clear"
-        natural``): a rulebook whose hexes hold one ground and one built
-        terrain says ``natural`` and ``artificial``, and one whose hills may be
-        wooded gives hills a kind of their own. The error cites the rule that
+        The kinds are ``natural`` (the ground), ``artificial`` (what is built)
+        and ``relief`` (a height, which a ground may cover: a wooded hill), as
+        each ``terrain`` declaration says. The error cites the rule that
         declares the terrains in conflict.
 
         One exception keeps a map short: a ``hex`` line may add terrain to

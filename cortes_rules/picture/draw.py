@@ -102,9 +102,9 @@ class _Picture:
         terrains = list(program.of(ir.TerrainDecl))
         used = {f for p in (*world.hexes, *world.areas) for f in p.features}
         self.terrain = [t for t in terrains if t.name in used]
-        # Ground terrains fill a hex, the natural ones first; a terrain of another
-        # kind than natural and artificial (a hill under woods) fills it when alone,
-        # and is drawn as a ring inside the fill when a natural one is there too.
+        # Ground terrains fill a hex, the natural ones first; a relief (a hill under
+        # woods) fills it when alone, and is drawn as a ring inside the fill when a
+        # natural one is there too.
         natural = [t.name for t in terrains if t.kind == "natural"] + \
             [t.name for t in terrains if t.kind not in ("natural", "artificial")]
         artificial = [t.name for t in terrains if t.kind == "artificial"]

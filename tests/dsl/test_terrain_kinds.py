@@ -1,11 +1,11 @@
-"""A hex holds at most one terrain of each kind, and the kinds are the rulebook's.
+"""A hex holds at most one terrain of each kind: natural, artificial and relief.
 
 A terrain's kind is the word its declaration ends with. Cortés (7.7) gives a
 hex one natural and one artificial terrain; Grands Stratèges declares its
-hills of a kind of their own (``relief``), so a map may hold a wooded hill,
-which the artillery rules read as a hill (V.2) and the movement rules as woods
-(II.8). Two terrains of one kind on a hex are an error citing the rule that
-declares them.
+hills of the kind ``relief``, a height the ground may cover, so a map may
+hold a wooded hill, which the artillery rules read as a hill (V.2) and the
+movement rules as woods (II.8). Two terrains of one kind on a hex are an
+error citing the rule that declares them.
 """
 
 from __future__ import annotations
