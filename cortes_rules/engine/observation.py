@@ -61,6 +61,8 @@ class PieceView(TypedDict):
     place: str | None
     """Its place's id, or None when it is in no place."""
     printed: PrintedCounter
+    """What its counter line prints: ``label``, ``class``, ``side``, ``max_steps``,
+    ``factors``, ``move``, ``flags``, and any property or other printed number."""
     shown: dict[str, Value]
     """Its attributes the rulebook marks ``shown``, by name."""
     bookkeeping: dict[str, Value]
@@ -71,6 +73,7 @@ class Observation(TypedDict):
     """What one player may see now (``GameState.observation``)."""
 
     turn: int
+    """The game turn."""
     phase: str
     """The phase's name (``spanish_land_movement``)."""
     to_act: str | None
