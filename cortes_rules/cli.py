@@ -114,7 +114,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import __version__, text_index
 from ._resources import data_dir
 from .errors import CortesRulesError, RulesError
-from .rulebook_files import default_rulebook, rulebook_names
+from .rulebook_files import default_rulebook, shipped_games
 
 if TYPE_CHECKING:
     from .api import Rulebook, load
@@ -181,7 +181,7 @@ def _compile(name: str | None) -> ir.Program:
 def _check(args: argparse.Namespace) -> int:
     status = 0
     targets = list(args.paths) + ([args.rulebook] if args.rulebook else [])
-    for target in targets or rulebook_names():
+    for target in targets or shipped_games():
         status |= _check_one(target, None)
     return status
 
@@ -195,7 +195,7 @@ def _part_of_a_rulebook(target: str) -> str | None:
     if not any(f.resolve() != path.resolve() for f in folder.glob("*.rules")):
         return None
     shipped = data_dir("rulebook").resolve()
-    if folder.parent == shipped and folder.name in rulebook_names():
+    if folder.parent == shipped and folder.name in shipped_games():
         return folder.name
     return str(path.parent)
 

@@ -16,7 +16,7 @@ from .api import Rulebook
 from .dsl import ir
 from .engine.machine import GameState
 from .errors import CortesRulesError, RecordError
-from .record import load_cached, parse_record, play, rulebook_names, start
+from .record import load_cached, parse_record, play, shipped_games, start
 from .text_index import program_count
 
 DEMO_FILE = "demo.record"
@@ -27,7 +27,7 @@ _PLAYOUT_LIMIT = 10_000
 def demo_rulebooks() -> list[str]:
     """The shipped rulebooks that hold a demonstration record."""
     root = data_dir("rulebook")
-    return [name for name in rulebook_names() if (root / name / DEMO_FILE).is_file()]
+    return [name for name in shipped_games() if (root / name / DEMO_FILE).is_file()]
 
 
 def run_demo(*, seed: int | None = None, out: TextIO, rulebook: str | None = None) -> int:

@@ -23,15 +23,16 @@ from .dsl.forms import expand_modules
 from .dsl.lower import lower, registry
 from .dsl.parse import parse_text
 from .engine import collector
-from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError
+from .errors import (CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError,
+                     UnknownNameError)
 from .rule_numbers import is_rule_number, rule_key, to_roman
 from .rulebook_files import (MAX_RULES_FILE_BYTES, StrPath, display_path, library_path,
                              read_rules_file, resolve, rule_files, rulebook_sources,
-                             shipped_rulebooks)
+                             shipped_games, shipped_rulebooks)
 
 __all__ = ["MAX_RULES_FILE_BYTES", "check_path", "compile_rulebook", "display_path",
            "library_path", "parse_files", "read_rules_file", "resolve", "resolve_options",
-           "rule_files", "select_scenario", "shipped_rulebooks"]
+           "rule_files", "select_scenario", "shipped_games", "shipped_rulebooks"]
 
 _USE = re.compile(r"^[ \t]*use[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:#.*)?$", re.MULTILINE)
 
@@ -252,7 +253,7 @@ def _find_scenario(blocks: list[ir.ScenarioBlock], wanted: str | int) -> ir.Scen
         if block.name.lower() == text.lower():
             return block
     known = ", ".join(b.name for b in blocks)
-    raise CortesRulesError(f"no scenario {wanted!r} in this rulebook (scenarios: {known})")
+    raise UnknownNameError(f"no scenario {wanted!r} in this rulebook (scenarios: {known})")
 
 
 def _chosen_readings(modules: Iterable[ir.Module], readings: Mapping[str, str] | None
@@ -273,11 +274,11 @@ def _chosen_readings(modules: Iterable[ir.Module], readings: Mapping[str, str] |
         entry = entries.get(entry_id) if isinstance(entry_id, str) else None
         if entry is None:
             known = ", ".join(entries) or "none"
-            raise CortesRulesError(f"no interpretation {entry_id!r} in this rulebook "
+            raise UnknownNameError(f"no interpretation {entry_id!r} in this rulebook "
                                    f"(interpretations: {known})")
         names = [r.name for r in entry.readings]
         if not isinstance(reading, str) or reading not in names:
-            raise CortesRulesError(f"interpretation {entry_id} has no reading {reading!r} "
+            raise UnknownNameError(f"interpretation {entry_id} has no reading {reading!r} "
                                    f"(readings: {', '.join(names)})")
     return dict(readings)
 
@@ -340,7 +341,7 @@ def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) 
             f"no preset {', '.join(names)}" if names else "") if part)
         known = ", ".join(sorted(optional, key=rule_key)) or "none"
         named = ", ".join(presets) or "none"
-        raise CortesRulesError(f"{what} (optional rules: {known}; presets: {named}; "
+        raise UnknownNameError(f"{what} (optional rules: {known}; presets: {named}; "
                                f"or 'all')")
     return sorted(wanted, key=rule_key)
 

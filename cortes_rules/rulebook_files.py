@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 from ._resources import data_dir
-from .errors import CortesRulesError
+from .errors import CortesRulesError, UnknownNameError
 
 StrPath = str | os.PathLike[str]
 
@@ -37,7 +37,8 @@ def resolve(name_or_path: StrPath) -> Path:
     the folder.
 
     Raises:
-        CortesRulesError: neither a shipped rulebook nor a path that exists.
+        UnknownNameError: neither a shipped rulebook nor a path that exists.
+        CortesRulesError: the path cannot be looked at.
     """
     try:
         text = os.fspath(name_or_path)
@@ -59,9 +60,9 @@ def resolve(name_or_path: StrPath) -> Path:
         raise CortesRulesError(f"{_shown(path)}: {_reason(error)}") from None
     else:
         return path
-    known = ", ".join(shipped_rulebooks())
-    raise CortesRulesError(f"no rulebook '{_shown(text)}': not a path, and not one of "
-                           f"the shipped rulebooks ({known})")
+    known = ", ".join(shipped_games())
+    raise UnknownNameError(f"no rulebook '{_shown(text)}': not a path, and not one of "
+                           f"the shipped games ({known})")
 
 
 def rule_files(path: Path) -> list[Path]:
@@ -176,7 +177,7 @@ LIBRARY_FOLDER = "lib"
 """The folder of ``rulebook/`` that holds libraries of mechanisms, not a rulebook."""
 
 
-def rulebook_names() -> list[str]:
+def shipped_games() -> list[str]:
     """The rulebooks shipped with the package, by name (libraries left out)."""
     return [name for name in shipped_rulebooks() if name != LIBRARY_FOLDER]
 
@@ -191,7 +192,7 @@ def default_rulebook() -> str:
         CortesRulesError: several rulebooks are shipped and none is the default
             (or none is shipped), so one must be named.
     """
-    names = rulebook_names()
+    names = shipped_games()
     marker = data_dir("rulebook") / "DEFAULT"
     if marker.is_file():
         named = marker.read_text(encoding="utf-8").strip()

@@ -300,6 +300,11 @@ class Checker:
                 why = self.declared.missing(contribution.hook, self.declared.hooks)
                 self.error(contribution.span, f"contribution to hook {contribution.hook!r}, "
                            f"which no 'hook' declares{why}", contribution.rule)
+        for attribute in self.program.of(ir.AttributeDecl):
+            if attribute.shown and attribute.owner != "piece":
+                self.error(attribute.span, f"'shown' marks what a piece shows on the table; "
+                           f"{attribute.owner} attribute {attribute.name!r} is no piece's",
+                           attribute.rule)
         player_attributes = {a.name for a in self.program.of(ir.AttributeDecl)
                              if a.owner == "player"}
         for hide in self.program.of(ir.HideDecl):
@@ -568,7 +573,12 @@ class Checker:
 
     def check_hex_terrain(self, statement: ir.HexTerrain | ir.HexBlock,
                           listed: dict[str, ir.HexTerrain | ir.HexBlock], where: str) -> None:
-        """A hex is listed once, with at most one natural and one artificial terrain (7.7).
+        """A hex is listed once, with at most one terrain of each kind.
+
+        The kinds are ``natural`` (the ground), ``artificial`` (what is built)
+        and ``relief`` (a height, which a ground may cover: a wooded hill), as
+        each ``terrain`` declaration says. The error cites the rule that
+        declares the terrains in conflict.
 
         One exception keeps a map short: a ``hex`` line may add terrain to
         hexes of an earlier ``hexes`` rectangle, repeating the rectangle's
@@ -578,12 +588,15 @@ class Checker:
         names = statement.terrain
         for name in sorted(n for n, times in Counter(names).items() if times > 1):
             self.error(statement.span, f"terrain {name} is given twice to the same hexes", where)
-        for kind in ("natural", "artificial"):
-            found = [n for n in dict.fromkeys(names) if isinstance(
-                decl := self.declared.terrain.get(n), ir.TerrainDecl) and decl.kind == kind]
+        by_kind: dict[str, list[ir.TerrainDecl]] = {}
+        for name in dict.fromkeys(names):
+            decl = self.declared.terrain.get(name)
+            if isinstance(decl, ir.TerrainDecl):
+                by_kind.setdefault(decl.kind, []).append(decl)
+        for kind, found in by_kind.items():
             if len(found) > 1:
                 self.error(statement.span, f"a hex has at most one {kind} terrain, not "
-                           f"{' and '.join(found)}", "7.7")
+                           f"{' and '.join(d.name for d in found)}", found[-1].rule)
         ids = (hex_block(statement.first, statement.last) if isinstance(statement, ir.HexBlock)
                else statement.hexes)
         # id of the first listing -> (that listing, the hexes listed again)

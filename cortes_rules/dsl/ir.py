@@ -443,7 +443,12 @@ class TypeRef:
 
 @attrs.frozen
 class AttributeDecl:
-    """A mutable attribute of every piece, place or player, with its start value."""
+    """A mutable attribute of every piece, place or player, with its start value.
+
+    ``shown``: the piece shows it on the table (``attribute piece steps: int =
+    piece.max_steps "..." shown``); the other attributes are the rules'
+    bookkeeping. ``GameState.observation`` reports the two apart.
+    """
 
     owner: str
     name: str
@@ -452,6 +457,7 @@ class AttributeDecl:
     label: str | None
     rule: str
     span: Span
+    shown: bool = False
 
 
 @attrs.frozen

@@ -1022,7 +1022,10 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
     def attribute_decl(self, meta: Any, c: list[Any]) -> ir.AttributeDecl:
         return ir.AttributeDecl(str(c[0]), str(c[1]), c[2], c[3],
                                 _string(c[4]) if c[4] is not None else None, "",
-                                self._span(meta))
+                                self._span(meta), shown=c[5] is not None)
+
+    def shown(self, meta: Any, c: list[Any]) -> bool:
+        return True
 
     def require_decl(self, meta: Any, c: list[Any]) -> ir.RequireDecl:
         return ir.RequireDecl(c[0], _string(c[1]), "", self._span(meta))

@@ -140,7 +140,9 @@ def statement(node: ir.Statement) -> str:
         return f'pool {node.name} "{node.label}"{tail}'
     if isinstance(node, ir.AttributeDecl):
         start = f" = {expr(node.initial)}" if node.initial is not None else ""
-        return f"attribute {node.owner} {node.name}: {_type(node.type)}{start}{_label(node.label)}"
+        shown = " shown" if node.shown else ""
+        return (f"attribute {node.owner} {node.name}: {_type(node.type)}{start}"
+                f"{_label(node.label)}{shown}")
     if isinstance(node, ir.DeriveDecl):
         return f"derive {node.owner} {node.name} = {expr(node.expr)}"
     if isinstance(node, ir.RequireDecl):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .. import CHANCE, Action, CortesRulesError, GameState, Rulebook, load
+from .. import CHANCE, Action, CortesRulesError, GameState, Observation, Rulebook, load
 from ..picture import render_svg
 from ..record import (apply_recorded, book_of, default_rulebook, format_record,
                       parse_record, replay)
@@ -421,7 +421,7 @@ def _dice(game: Game, player: str) -> list[str]:
     return out
 
 
-def _forecast(game: Game, player: str, seen: dict[str, Any]) -> dict[str, Any] | None:
+def _forecast(game: Game, player: str, seen: Observation) -> dict[str, Any] | None:
     """The exact chance of each result of the forecast expression, when it has a
     value here; withheld while anything is hidden from the player (the
     chances are worked out on the whole position and would tell what is
