@@ -128,7 +128,7 @@ class Facts:
             inner = self.text(test, env, bound=(binder,)) if test is not None else ""
             if node.func == "any":
                 return f"no {binder} in {domain}" + (f" where {inner}" if inner else "")
-            return f"every {binder} in {domain} has {inner}" if inner else (
+            return f"{inner} for every {binder} in {domain}" if inner else (
                 f"every {binder} in {domain}")
         items = self._items(node, env)
         wanted = node.func == "any"
