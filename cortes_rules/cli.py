@@ -34,8 +34,10 @@
   set-up, or the position after a set-up stage played at random, the default
   for a rulebook that names no set-ups) as an SVG picture; ``render -o FILE
   --position POSITION [--to PLY]`` draws any position (see ``why``).
-- ``cortes-rules why POSITION ACTION [--to PLY] [--seed N]``: whether an
-  action is legal in a position and, if not, the rules that forbid it. The
+- ``cortes-rules why POSITION ACTION [--to PLY] [--seed N] [--clause]``: whether
+  an action is legal in a position and, if not, each rule that forbids it:
+  its number, title and summary, the fact of the position that makes it
+  apply, and with ``--clause`` the formal clause. The
   position is a file, either a record (played to its end, or to ``--to PLY``
   actions) or a position in notation (docs/notation.md, as
   ``GameState.to_notation`` writes it), a set-up name, or ``start`` (a game
@@ -559,8 +561,18 @@ def _why(args: argparse.Namespace) -> int:
         print(f"{action}: legal here")
         return 0
     print(f"{action}: illegal here")
-    for rule, message in reasons:
-        print(f"  [{rule}] {message}" if rule else f"  {message}")
+    for reason in reasons:
+        title = getattr(reason, "title", "")
+        if not title:
+            rule, message = reason
+            print(f"  [{rule}] {message}" if rule else f"  {message}")
+            continue
+        print(f"  [{reason.rule}] {title}: {reason.summary}" if reason.summary
+              else f"  [{reason.rule}] {title}")
+        if reason.fact:
+            print(f"    here: {reason.fact}")
+        if args.clause and reason.clause:
+            print(f"    clause: {reason.clause}")
     return 0
 
 
@@ -951,6 +963,8 @@ def build_parser() -> argparse.ArgumentParser:
                      f"name of the rulebook, or {START} (a game with no set-up)")
     why.add_argument("action", nargs="+", help="the action, as its text (its words, "
                      "quoted or not) or its integer id")
+    why.add_argument("--clause", action="store_true",
+                     help="also print each forbidding clause as the rulebook states it")
     _position_options(why)
     why.set_defaults(run=_why)
     ask = commands.add_parser("evaluate", help="the value of an expression of the rules "

@@ -97,7 +97,9 @@ def run_demo(*, seed: int | None = None, out: TextIO, rulebook: str | None = Non
             section(f"Turn {state.turn}, {state.phase_label}")
             reasons = state.why_illegal(action)
             if reasons:
-                why = "; ".join(f"[{r}] {m}" if r else m for r, m in reasons)
+                # The rule and the fact of the position; the rule's summary is
+                # what `cortes-rules rule N` prints.
+                why = "; ".join(f"[{r.rule}] {r.title}: {r.fact}" for r in reasons)
                 write(f"  ? {action}: illegal. {why}\n")
             else:
                 write(f"  ? {action}: legal here.\n")

@@ -59,8 +59,12 @@ class IllegalActionError(CortesRulesError, ValueError):
 
     Attributes:
         action: the rejected action.
-        reasons: ``(rule number, explanation)`` pairs; the rule number is
-            ``None`` for engine-level reasons (wrong phase, unknown unit).
+        reasons: one ``Reason`` per rule that forbids the action
+            (``cortes_rules.engine.reasons``): a ``(rule number, text)`` pair
+            with the rule's title and summary, the fact of the position and
+            the clause apart. Refusals no clause of their own makes (wrong
+            phase, no chance event due) cite the rule the rulebook declares
+            for them, such as its sequence of play.
     """
 
     def __init__(self, action: object, reasons: Sequence[tuple[str | None, str]]) -> None:

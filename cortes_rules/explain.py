@@ -100,6 +100,8 @@ class Refusal:
     action: str
     player: str | None
     reasons: tuple[tuple[str | None, str], ...]
+    """``Reason`` objects (``GameState.why_illegal``): each the pair (rule, text),
+    with the rule's title and summary, the fact and the clause apart."""
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -109,7 +111,15 @@ class Refusal:
     def as_dict(self) -> dict[str, Any]:
         """The refusal as plain data."""
         return {"index": self.index, "action": self.action, "player": self.player,
-                "reasons": [{"rule": rule, "text": text} for rule, text in self.reasons]}
+                "reasons": [_reason_dict(reason) for reason in self.reasons]}
+
+
+def _reason_dict(reason: tuple[str | None, str]) -> dict[str, Any]:
+    rule, text = reason
+    out: dict[str, Any] = {"rule": rule, "text": text}
+    for name in ("title", "summary", "fact", "clause"):
+        out[name] = getattr(reason, name, "")
+    return out
 
 
 @attrs.frozen
@@ -311,9 +321,11 @@ def explain(state: GameState, question: str | Action | int | Iterable[str | Acti
         except IllegalActionError as error:
             text = str(action) if not isinstance(action, int) else str(
                 game.machine.space.action(action))
-            # The reasons name the action's own values and rules; a question in
-            # a player's view over hidden pieces was refused above.
-            reasons = tuple(error.reasons)
+            # The reasons as the player asking (or the umpire) is told them: a
+            # question in a player's view over hidden things was refused above.
+            told: tuple[tuple[str | None, str], ...] = tuple(
+                game.why_illegal(action, player=player))
+            reasons = told or tuple(error.reasons)
             refusal = Refusal(index, text, who, reasons)
             return Explanation(tuple(map(str, actions)), where, player, tuple(steps),
                                refusal, (), {}, _policy_name(policy))
@@ -352,6 +364,11 @@ def _check_view(state: GameState, player: str) -> None:
     if any(state.hidden_from(piece, viewer) for piece in world.pieces):
         raise CortesRulesError(
             f"pieces are hidden from {player} here, and an exact answer would tell what "
+            f"they are; ask as the umpire (no player) instead")
+    if state.rules_hiding_from(viewer) is not None:
+        # A player's attribute kept from him (a tally a scenario keeps secret, say).
+        raise CortesRulesError(
+            f"things are hidden from {player} here, and an exact answer would tell what "
             f"they are; ask as the umpire (no player) instead")
 
 

@@ -424,13 +424,14 @@ def verify(record: Record, book: Rulebook | None = None, *,
         try:
             while state.is_chance_node() and not action.is_chance:
                 state.apply_chance()
-            reasons = tuple(state.why_illegal(action))
+            reasons: tuple[tuple[str | None, str], ...] = tuple(state.why_illegal(action))
             if not reasons:
                 apply_recorded(state, action)
         except IllegalActionError as error:
             reasons = error.reasons
         except CortesRulesError as error:
-            reasons = ((None, _first(error)),)
+            # A clause that cannot be evaluated names its rule (RulesRuntimeError).
+            reasons = ((getattr(error, "rule", None), _first(error)),)
         if reasons:
             return Verification(record.path, ply - 1, len(record.actions),
                                 Failure(ply, number, str(action), reasons),

@@ -27,7 +27,7 @@ from typing import Any
 from .. import arguments
 from ..core.world import Dice, Piece, Place, Player, World
 from ..dsl import ir
-from ..dsl.render import expr as render_expr
+from ..dsl.render import statement as render_statement
 from ..errors import (
     ArgumentTypeError,
     CortesRulesError,
@@ -61,6 +61,7 @@ from .observation import Observation, PieceView, Value
 from .observation import observed as _observed
 from .observation import printed_of as _printed_of
 from .observation import shown_attributes as _shown_attributes
+from .reasons import Reader, Reason, Refusals, phase_text
 from .visibility import HideClauses
 from .action_space import ActionSpace, Kind, _nearest
 from .log import _NO_PIECE, EVERYONE, LogEntry, _log_between, _pieces_named, _unchain
@@ -132,14 +133,17 @@ class Outcome:
         scores: points by player, when the rulebook keeps a ``score``.
         details: what the ending's ``report`` names (a level of victory,
             points by cause).
+        rule: the number of the rule that ended the game (its ``finish``
+            clause, or the sequence of play), None when not known.
     """
 
     def __init__(self, winners: tuple[str, ...], reason: str,
                  scores: Mapping[str, Any] | None = None,
-                 details: Mapping[str, Any] | None = None) -> None:
+                 details: Mapping[str, Any] | None = None, rule: str | None = None) -> None:
         self.winners = winners
         self.winner = winners[0] if len(winners) == 1 else None
         self.reason = reason
+        self.rule = rule
         self.scores = dict(scores or {})
         self.details = dict(details or {})
 
@@ -242,6 +246,14 @@ class Machine:
         # depend on the opening phases (played once, before the first turn).
         self.turn_phases: tuple[ir.Phase, ...] = sequence.phases if sequence else ()
         self.phases: tuple[ir.Phase, ...] = self.turn_phases + openings
+        # The rule of the sequence each phase belongs to: what a refusal that no
+        # clause of its own makes cites (an action the phase does not offer).
+        self.sequence_rule = sequence.rule if sequence else ""
+        self.phase_rules: tuple[str, ...] = (
+            (self.sequence_rule,) * len(self.turn_phases)
+            + tuple(s.rule for s in program.of(ir.Sequence) if s.opening for _ in s.phases))
+        self.ending_rules = tuple(f.rule for f in program.of(ir.FinishDecl))
+        self._refusals: Refusals | None = None
         main = Proc("the turn sequence", (), sequence.rule if sequence else "", None)
 
         def play(i: int, phase: ir.Phase) -> None:
@@ -404,6 +416,13 @@ class Machine:
                 if _reads(clause.when, attribute) and rule not in found:
                     found.append(rule)
         return tuple(found)
+
+    @property
+    def refusals(self) -> Refusals:
+        """What words refusals (``why_illegal``) in this rulebook, made when first asked."""
+        if self._refusals is None:
+            self._refusals = Refusals(self.program, self.compiler.expr)
+        return self._refusals
 
     def proc(self, name: str, span: Any, rule: str) -> Proc:
         try:
@@ -1621,18 +1640,31 @@ class GameState:
         walk(0)
 
     def why_illegal(self, action: Action | str | int, *, player: str | None = None
-                    ) -> list[tuple[str | None, str]]:
+                    ) -> list[Reason]:
         """Why an action (an Action, its text or its id) is illegal here.
+
+        Each reason names a rule that refuses the action: its number, its
+        title and English summary, and the fact of this position that makes
+        it apply (``Reason.fact``: ``S9.finished is true``), with the formal
+        clause on request (``Reason.clause``). A refusal that no clause of
+        its own makes (an action the decision does not offer, a piece that
+        does not exist, a chance event due, a game over) cites the rule the
+        rulebook declares for it: the sequence of play of the phase, the
+        clause of the procedure that decides, the ending that closed the game.
 
         Args:
             action: the action asked about.
-            player: answer as this player may be told: for an illegal action
-                that names a piece hidden from that player, only the rules
-                that hide it, never what the clauses would say of the piece
-                (where it is, what it could reach). None answers as the
-                umpire, who sees everything.
+            player: answer as this player may be told, from what he may know
+                alone. Of an illegal action that names a piece hidden from
+                him, he is told only that it is hidden, and by which rules;
+                of another player's decision while anything is hidden from
+                him, only that he is not told (whether it is legal would tell
+                him where hidden pieces are or what they may do); a value
+                naming a piece hidden from him shows as ``?``. None answers
+                as the umpire, who sees everything.
 
-        Returns ``(rule or None, explanation)`` pairs; [] when it is legal.
+        Returns ``Reason`` objects, each also the pair ``(rule, text)``;
+        [] when the action is legal.
 
         Raises:
             CortesRulesError: no player of that name.
@@ -1641,8 +1673,13 @@ class GameState:
         try:
             kind, values, _ = self._identify(action)
         except NotationError as error:
-            return [(None, str(error))]
-        reasons = self._reasons(kind, values)[0]
+            return [self.machine.refusals.reason(self._phase_rule(), str(error),
+                                                 self._phase_clause())]
+        if viewer is not None:
+            withheld = self._withheld(viewer)
+            if withheld:
+                return withheld
+        reasons = self._reasons(kind, values, viewer)[0]
         if reasons and viewer is not None:
             return self._told(viewer, values, reasons)
         return reasons
@@ -1660,8 +1697,43 @@ class GameState:
                                    f"{_nearest(str(player), self.machine.world.player)}")
         return found
 
-    def _told(self, viewer: Player, values: tuple[Any, ...],
-              reasons: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
+    def _withheld(self, viewer: Player) -> list[Reason]:
+        """What ``viewer`` is told of another player's decision while anything is hidden
+        from him: that he is not told, by the rules that hide (else [])."""
+        decider = self.current_player
+        if decider is None or decider == viewer.name or decider not in self.machine.world.player:
+            return []
+        rules = self.rules_hiding_from(viewer)
+        if rules is None:
+            return []
+        fact = (f"it is {decider}'s decision, and {viewer.name} is not told which actions "
+                f"are legal in it while things are hidden from {viewer.name}")
+        return [self._hiding_reason(rule, fact) for rule in rules] or [
+            self.machine.refusals.reason(self._phase_rule(), fact, self._phase_clause())]
+
+    def rules_hiding_from(self, viewer: Player) -> list[str] | None:
+        """The rules of the ``hide`` clauses that keep something from ``viewer`` now
+        (a piece, or a player's attribute), in rule order; None when nothing is hidden
+        from him."""
+        world = self.machine.world
+        rules: set[str] = set()
+        hidden = False
+        if self.machine.hides:
+            for piece in world.pieces:
+                if self.hidden_from(piece, viewer):
+                    hidden = True
+                    rules.update(self._hiding_rules(piece, viewer))
+        if self.machine.attribute_hides:
+            for decl in self.machine.program.of(ir.HideDecl):
+                if decl.attribute and any(self.attribute_hidden_from(p, decl.attribute, viewer)
+                                          for p in world.players):
+                    hidden = True
+                    if decl.rule:
+                        rules.add(decl.rule)
+        return sorted(rules, key=rule_key) if hidden else None
+
+    def _told(self, viewer: Player, values: tuple[Any, ...], reasons: list[Reason]
+              ) -> list[Reason]:
         """The reasons an illegal action is refused, as ``viewer`` may read them.
 
         When the action names pieces hidden from the viewer, the clauses'
@@ -1675,9 +1747,16 @@ class GameState:
         if not hidden:
             return reasons
         names = ", ".join(dict.fromkeys(p.id for p in hidden))
-        text = f"{names} {'is' if len(hidden) == 1 else 'are'} hidden from {viewer.name}"
+        fact = f"{names} {'is' if len(hidden) == 1 else 'are'} hidden from {viewer.name}"
         rules = sorted({r for p in hidden for r in self._hiding_rules(p, viewer)}, key=rule_key)
-        return [(r, text) for r in rules] or [(None, text)]
+        return [self._hiding_reason(r, fact) for r in rules] or [
+            self.machine.refusals.reason(self._phase_rule(), fact, self._phase_clause())]
+
+    def _hiding_reason(self, rule: str, fact: str) -> Reason:
+        """A reason citing a rule that hides something, with its hide clauses."""
+        clauses = "; ".join(render_statement(h) for h in self.machine.program.of(ir.HideDecl)
+                            if h.rule == rule)
+        return self.machine.refusals.reason(rule, fact, clauses)
 
     def _hiding_rules(self, piece: Piece, viewer: Player) -> list[str]:
         """The rule numbers of the hide clauses that keep ``piece`` from ``viewer`` now."""
@@ -1685,6 +1764,53 @@ class GameState:
         env = {"piece": piece, "viewer": viewer}
         return [decl.rule for fn, decl in zip(hides.fns, hides.decls, strict=True)
                 if fn in hides.applying(piece, viewer) and decl.rule and fn(self, dict(env))]
+
+    def _phase_rule(self) -> str:
+        """The rule a refusal that no clause of its own makes cites: the ending that
+        closed the game, else the sequence of play that holds the current phase."""
+        machine = self.machine
+        if self.terminal:
+            return (self.result.rule if self.result is not None else None) or (
+                machine.sequence_rule)
+        rules = machine.phase_rules
+        return rules[self.phase_index] if self.phase_index < len(rules) else (
+            machine.sequence_rule)
+
+    def _phase_clause(self) -> str:
+        """The statement behind ``_phase_rule()``: the ending, or the phase."""
+        machine = self.machine
+        if self.terminal:
+            rule = self._phase_rule()
+            return "; ".join(render_statement(f) for f in machine.program.of(ir.FinishDecl)
+                             if f.rule == rule and self.result is not None
+                             and f.reason.split("{")[0] in self.result.reason)
+        if self.phase_index < len(machine.phases):
+            return phase_text(machine.phases[self.phase_index])
+        return ""
+
+    def _step_rule(self, frame: list[Any]) -> str:
+        """The rule of the procedure that is deciding (when the rulebook states it in a
+        numbered clause), else the phase's (``_phase_rule()``)."""
+        rule = frame[0].rule
+        found = self.machine.program.rules.get(rule)
+        return rule if found is not None and not found.mechanism else self._phase_rule()
+
+    def _reader(self, viewer: Player | None) -> Reader:
+        """Who reads a refusal: what he may be shown of the values it names."""
+        machine = self.machine
+        if viewer is None or not (machine.hides or machine.attribute_hides):
+            return Reader(viewer.name if viewer is not None else None, format_value,
+                          _nothing_secret, _no_secret_attribute)
+        unseen = ({p for p in machine.world.pieces if self.hidden_from(p, viewer)}
+                  if machine.hides else set())
+
+        def secret_attribute(owner: Any, name: str) -> bool:
+            if type(owner) is Piece:
+                return owner in unseen
+            return type(owner) is Player and self.attribute_hidden_from(owner, name, viewer)
+
+        return Reader(viewer.name, lambda value: _shown(value, unseen),
+                      lambda value: type(value) is Piece and value in unseen, secret_attribute)
 
     def is_legal(self, action: Action | str | int) -> bool:
         """Whether an action (an Action, its text or its id) is legal here."""
@@ -1709,22 +1835,28 @@ class GameState:
         kind, values = space.parse(action)
         return kind, values, kind.encode(values)
 
-    def _reasons(self, kind: Kind, values: tuple[Any, ...]
-                 ) -> tuple[list[tuple[str | None, str]], OptionSpec | None, dict[str, Any]]:
+    def _reasons(self, kind: Kind, values: tuple[Any, ...], viewer: Any = None
+                 ) -> tuple[list[Reason], OptionSpec | None, dict[str, Any]]:
+        """The reasons an action is refused here ([] when it is legal), with the option
+        and bindings that admit it when it is legal. The reasons are worded for
+        ``viewer`` (a Player, None for the umpire, ``DECIDER`` for whoever decides),
+        and only when the action is refused."""
         pending = self._pending()
         if pending is None:
-            return [(None, "the game is over")], None, {}
+            return [self._engine_reason("the game is over")], None, {}
         op, ins, frame = pending
         if op in (ROLL, DRAW):
             if kind.name == "roll" and op == ROLL:
                 if kind.encode(values) in self._roll_table(ins, frame)[1]:
                     return [], None, {}
-                return [(None, f"the dice cannot come up {format_value(values[0])}")], None, {}
-            if kind.name == "draw" and op == DRAW:
+                fact = f"the dice cannot come up {format_value(values[0])}"
+            elif kind.name == "draw" and op == DRAW:
                 if values[0] in self._draw_pool(ins, frame):
                     return [], None, {}
-                return [(None, f"{values[0]} cannot be drawn here")], None, {}
-            return [(None, "a chance event is due, not a player's decision")], None, {}
+                fact = f"{values[0]} cannot be drawn here"
+            else:
+                fact = "a chance event is due, not a player's decision"
+            return [self._engine_reason(fact, self._step_rule(frame))], None, {}
         spec: ChoiceSpec = ins[1]
         env = dict(frame[2])
         if op == SEALED:
@@ -1732,23 +1864,30 @@ class GameState:
         options = [o for o in spec.options if o.kind == kind.name]
         if not options:
             offered = ", ".join(sorted({o.kind for o in spec.options}))
-            text = f"no {kind.name} action is possible now (possible: {offered})"
+            fact = (f"no {kind.name} action is possible now, in {self.phase_label} "
+                    f"(possible: {offered})")
             standing = self._standing_forbids(kind, values, env)
-            return standing + [(None, text)], None, {}
-        best: list[tuple[str | None, str]] = []
+            return [*self._worded(standing, kind, values, viewer, frame),
+                    self._engine_reason(fact)], None, {}
+        best: list[tuple[Any, ...]] = []
+        best_cited = False
         for option in options:
             scratch = dict(env)
-            reasons: list[tuple[str | None, str]] = []
+            found: list[tuple[Any, ...]] = []
             in_domain = True
+            failed_at: int | None = None
+            at = 0
             try:
-                for (name, domain), value in zip(option.params, values, strict=False):
+                for at, ((name, domain), value) in enumerate(
+                        zip(option.params, values, strict=False)):
                     if in_domain and value not in domain(self, scratch):
-                        in_domain = False
+                        in_domain, failed_at = False, at
                     scratch[name] = value
             except CortesRulesError:
                 # A domain that cannot be worked out for this candidate (a
                 # piece off the board has no neighbours) does not hold it.
                 in_domain = False
+                failed_at = at if failed_at is None else failed_at
                 for (name, _), value in zip(option.params, values, strict=False):
                     scratch[name] = value
             try:
@@ -1756,21 +1895,53 @@ class GameState:
                     scratch[name] = fn(self, scratch)
                 for rule, cond, permits, clause in self.machine.forbids.get(option.kind, ()):
                     if self._forbids(cond, permits, scratch):
-                        reasons.append((rule, _explain(self.machine, clause)))
+                        found.append((_FORBID, rule, clause, scratch))
             except CortesRulesError:
                 if in_domain:
                     raise
-            if not reasons and (not in_domain or (option.where is not None
-                                                  and not option.where(self, scratch))):
-                reasons.extend(self._refusal(option, kind, values, scratch))
-            if not reasons:
+            cited = bool(found)
+            if not found and (not in_domain or (option.where is not None
+                                                and not option.where(self, scratch))):
+                rules = self._cited(option, scratch)
+                cited = bool(rules)
+                found.append((_OUTSIDE, option, None if in_domain else failed_at, rules,
+                              scratch))
+            if not found:
                 return [], option, scratch
-            if not best or (reasons[0][0] and not best[0][0]):
-                best = reasons
-        return best, None, {}
+            if not best or (cited and not best_cited):
+                best, best_cited = found, cited
+        return self._worded(best, kind, values, viewer, frame), None, {}
+
+    def _engine_reason(self, fact: str, rule: str | None = None) -> Reason:
+        """A refusal no forbid clause makes, citing ``rule`` or the phase's rule."""
+        if rule is None or rule == self._phase_rule():
+            return self.machine.refusals.reason(self._phase_rule(), fact, self._phase_clause())
+        return self.machine.refusals.reason(rule, fact)
+
+    def _worded(self, findings: list[tuple[Any, ...]], kind: Kind, values: tuple[Any, ...],
+                viewer: Any, frame: list[Any]) -> list[Reason]:
+        """The reasons of the refusals found (forbid clauses that hold, an action outside
+        the choices), in words for ``viewer``."""
+        if not findings:
+            return []
+        if viewer is DECIDER:
+            decider = self.current_player
+            viewer = self.machine.world.player.get(decider) if decider is not None else None
+        refusals = self.machine.refusals
+        reader = self._reader(viewer)
+        out: list[Reason] = []
+        for finding in findings:
+            if finding[0] is _FORBID:
+                _, rule, clause, env = finding
+                out.append(refusals.forbidding(self, rule, clause, env, reader))
+            else:
+                _, option, failed_at, rules, env = finding
+                out.extend(refusals.outside(self, option, _text(kind, values), values, env,
+                                            failed_at, rules, self._step_rule(frame), reader))
+        return out
 
     def _standing_forbids(self, kind: Kind, values: tuple[Any, ...], env: dict[str, Any]
-                          ) -> list[tuple[str | None, str]]:
+                          ) -> list[tuple[Any, ...]]:
         """The forbid clauses on a kind no choice offers now that hold anyway.
 
         A clause that needs a variable only an option would bind (``from``,
@@ -1780,33 +1951,27 @@ class GameState:
         """
         scratch = dict(env)
         scratch.update(zip((name for name, _ in kind.params), values, strict=False))
-        found: list[tuple[str | None, str]] = []
+        found: list[tuple[Any, ...]] = []
         for rule, cond, permits, clause in self.machine.forbids.get(kind.name, ()):
             try:
                 if self._forbids(cond, permits, scratch):
-                    found.append((rule, _explain(self.machine, clause)))
+                    found.append((_FORBID, rule, clause, scratch))
             except CortesRulesError:
                 continue
         return found
 
-    def _refusal(self, option: OptionSpec, kind: Kind, values: tuple[Any, ...],
-                 scratch: dict[str, Any]) -> list[tuple[str | None, str]]:
-        """The reasons for a candidate outside an option's domains or ``where``.
-
-        They cite the rules of the option's ``cite`` clause, when it has one
-        and it can be worked out here; otherwise no rule.
-        """
-        text = f"{_text(kind, values)} is not among the choices here"
+    def _cited(self, option: OptionSpec, scratch: dict[str, Any]) -> list[str]:
+        """The rules an option's ``cite`` clause names for a candidate outside its
+        domains or ``where``, when it has one and it can be worked out here."""
         if option.cite is None:
-            return [(None, text)]
+            return []
         try:
             cited = option.cite(self, dict(scratch))
         except CortesRulesError:
-            return [(None, text)]
+            return []
         if not isinstance(cited, (tuple, frozenset, list, set)):
             cited = (cited,)
-        rules = sorted({str(r) for r in cited if r}, key=rule_key)
-        return [(r, text) for r in rules] or [(None, text)]
+        return sorted({str(r) for r in cited if r}, key=rule_key)
 
     # ------------------------------------------------------------ chance
     def _roll_table(self, ins: tuple[Any, ...], frame: list[Any]
@@ -1853,14 +2018,17 @@ class GameState:
             self._last[0].rng_state = before
         return self.machine.space.action(number)
 
+    def _nothing_due(self) -> IllegalActionError:
+        """The refusal of a roll asked for where no chance event is due."""
+        return IllegalActionError("roll", [self._engine_reason("no chance event is due")])
+
     def _chance_id(self) -> int:
         """At a chance node, the id of an outcome drawn with the state's seeded generator
         (the generator moves on)."""
         # The outcomes are not listed: that would build and sort every one of them.
-        nothing_due = IllegalActionError("roll", [(None, "no chance event is due")])
         pending = self._pending()
         if pending is None or pending[0] not in (ROLL, DRAW):
-            raise nothing_due
+            raise self._nothing_due()
         op, ins, frame = pending
         kernels = self.machine.backend.rng
         kinds = self.machine.space.kinds
@@ -1869,7 +2037,7 @@ class GameState:
             if not isinstance(dice, Dice):
                 raise RulesRuntimeError(f"cannot roll {format_value(dice)}", ins[3])
             if (dice.count > 0 and dice.sides < 1) if dice.faces is None else not dice.faces:
-                raise nothing_due   # dice without faces have no outcome
+                raise self._nothing_due()   # dice without faces have no outcome
             if dice.faces is None:
                 self.rng_state, total = kernels.roll_dice(self.rng_state, dice.count,
                                                           dice.sides)
@@ -1879,7 +2047,7 @@ class GameState:
         # The outcomes of ``chance_outcomes()``, in the same order: by action id.
         ids = sorted(kinds["draw"].encode((p,)) for p in self._draw_pool(ins, frame))
         if not ids:
-            raise nothing_due
+            raise self._nothing_due()
         self.rng_state, i = kernels.below(self.rng_state, len(ids))
         drawn: int = ids[i]
         return drawn
@@ -2028,7 +2196,7 @@ class GameState:
         found = self._listed(kind, number, values)
         if found is not None:
             return found
-        reasons, option, scratch = self._reasons(kind, values)
+        reasons, option, scratch = self._reasons(kind, values, DECIDER)
         if reasons:
             # The player who decides reads the error: what it says of pieces
             # hidden from him is only that they are hidden.
@@ -2334,7 +2502,7 @@ class GameState:
         elif op == FINISH:
             winner = ins[1](self, env) if ins[1] is not None else None
             self._finish(winner, _render(ins[2], self, env),
-                         {k: fn(self, env) for k, fn in ins[3]})
+                         {k: fn(self, env) for k, fn in ins[3]}, proc.rule)
             return True
         elif op == FAIL:
             raise RulesRuntimeError(ins[1], ins[2], proc.rule)
@@ -2460,8 +2628,8 @@ class GameState:
             return None
         return frozenset(readers)
 
-    def _finish(self, winner: Any, reason: str, details: Mapping[str, Any] | None = None
-                ) -> None:
+    def _finish(self, winner: Any, reason: str, details: Mapping[str, Any] | None = None,
+                rule: str | None = None) -> None:
         if winner is None:
             winners: tuple[str, ...] = ()
         elif isinstance(winner, (tuple, frozenset, list)):
@@ -2473,18 +2641,20 @@ class GameState:
             scores = {p.name: self.player_attrs["score"][p.index]
                       for p in self.machine.world.seats}
         self.result = Outcome(winners, reason, scores,
-                              {k: _plain(v) for k, v in (details or {}).items()})
+                              {k: _plain(v) for k, v in (details or {}).items()},
+                              rule or self.machine.sequence_rule or None)
         self.terminal = True
 
     def _check_endings(self) -> None:
         """End the game if a ``finish when`` condition holds (before a decision is offered)."""
         if self.terminal:
             return
-        for when, winner, parts, report in self.machine.endings:
+        for (when, winner, parts, report), rule in zip(self.machine.endings,
+                                                       self.machine.ending_rules, strict=True):
             if when(self, {}):
                 self._finish(winner(self, {}) if winner is not None else None,
                              _render(parts, self, {}),
-                             {k: fn(self, {}) for k, fn in report})
+                             {k: fn(self, {}) for k, fn in report}, rule)
                 return
 
     # ------------------------------------------------------------ visibility
@@ -2625,10 +2795,21 @@ class GameState:
         return render_svg(self)
 
 
-def _explain(machine: Machine, clause: ir.Forbid) -> str:
-    rule = machine.program.rules.get(clause.rule)
-    title = f"{rule.title}: " if rule is not None else ""
-    return f"{title}forbidden when {render_expr(clause.when)}"
+# What ``GameState._reasons()`` finds, worded only once an action is refused: a
+# forbid clause that holds, and an action outside an option's domains or ``where``.
+_FORBID = "forbid"
+_OUTSIDE = "outside"
+
+DECIDER = object()
+"""Words a refusal for whoever decides now (``GameState._reasons(viewer=DECIDER)``)."""
+
+
+def _nothing_secret(value: Any) -> bool:
+    return False
+
+
+def _no_secret_attribute(owner: Any, name: str) -> bool:
+    return False
 
 
 def _reads(node: Any, attribute: str) -> bool:
@@ -2651,6 +2832,22 @@ def _seen_parts(machine: Machine) -> tuple[Any, frozenset[str]]:
         found = (_printed_of(machine.world), _shown_attributes(machine.program))
         setattr(machine, "_observation_parts", found)   # noqa: B010 - kept on first use
     return found
+
+
+def _shown(value: Any, unseen: set[Piece]) -> str:
+    """A value as ``format_value`` writes it for a refusal's fact, each piece of
+    ``unseen`` written ``?``."""
+    if not unseen:
+        return format_value(value)
+    if type(value) is Piece:
+        return "?" if value in unseen else format_value(value)
+    if isinstance(value, (tuple, list)):
+        return ", ".join(_shown(v, unseen) for v in value)
+    if isinstance(value, frozenset):
+        return ", ".join(_shown(v, unseen) for v in sorted(value, key=_order_key))
+    if isinstance(value, NamedText) and any(p in unseen for p in value.pieces):
+        return "?"
+    return format_value(value)
 
 
 def _names_any(entry: LogEntry, unseen: set[Piece]) -> bool:

@@ -58,8 +58,16 @@ def test_why_in_a_record_position_names_the_forbidding_rule(
     lines = out.splitlines()
     assert lines[0].startswith(f"Position: {DEMO} after 4 of its ")
     assert "Spanish land movement; to act: spanish" in lines[0]
-    assert lines[1:] == ["move S2 2910: illegal here", "  [7.16] Causeways: forbidden when to "
-                         "has causeway and not crossing has causeway"]
+    summary = cortes_rules.load("cortes").rule("7.16").summary
+    assert lines[1:] == ["move S2 2910: illegal here",
+                         f"  [7.16] Causeways: {summary}",
+                         "    here: 2910 has causeway and crossing (nothing) has no causeway"]
+    # The formal clause, on request.
+    _, out, _ = run_cli(capsys, "why", str(DEMO), "--to", "4", "move", "S2", "2910", "--clause")
+    assert out.splitlines()[2:] == [
+        f"  [7.16] Causeways: {summary}",
+        "    here: 2910 has causeway and crossing (nothing) has no causeway",
+        "    clause: forbid move when to has causeway and not crossing has causeway"]
     status, out, _ = run_cli(capsys, "why", str(DEMO), "--to", "3", "move S9 3010")
     assert out.splitlines()[-1] == "move S9 3010: legal here"
 
@@ -68,9 +76,11 @@ def test_why_in_a_record_position_names_the_forbidding_rule(
 def test_why_in_a_set_up_or_at_the_start(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run_cli(capsys, "why", "start", "place", "A1", "3016")
     assert status == 0
+    summary = cortes_rules.load("cortes").rule("3.2").summary
     assert out.splitlines()[1:] == [
         "place A1 3016: illegal here",
-        "  [3.2] Spanish deployment: forbidden when unit is aztec and side == spanish"]
+        f"  [3.2] Spanish deployment: {summary}",
+        "    here: A1 is aztec and side (spanish) is spanish"]
     _, out, _ = run_cli(capsys, "why", "--rulebook", "cortes", "demo", "end")
     assert out.splitlines() == [
         "Position: set-up demo (seed 0): turn 1, Spanish lake movement; to act: spanish",

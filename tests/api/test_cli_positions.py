@@ -78,8 +78,10 @@ def test_why_in_a_position_in_notation_agrees_with_the_state(
             assert lines[1:] == [f"{text}: legal here"]
         else:
             assert lines[1] == f"{text}: illegal here"
-            assert lines[2:] == [f"  [{rule}] {message}" if rule else f"  {message}"
-                                 for rule, message in reasons]
+            # Each rule by number, title and summary, then the fact of the position.
+            assert lines[2:] == [line for r in reasons for line in (
+                f"  [{r.rule}] {r.title}: {r.summary}" if r.summary else f"  [{r.rule}] {r.title}",
+                f"    here: {r.fact}")]
 
 
 @pytest.mark.rule("4.1")

@@ -171,7 +171,9 @@ def test_the_umpire_is_told_every_reason_and_a_hidden_piece_only_its_hiding_rule
     text = f"move {under.id} 3011"
     umpire = state.why_illegal(text)
     told = state.why_illegal(text, player="spanish")
-    assert told == [("8.8", f"{under.id} is hidden from spanish")]
+    assert [(reason.rule, reason.fact) for reason in told] == [
+        ("8.8", f"{under.id} is hidden from spanish")]
+    assert told[0].summary == book.rule("8.8").summary
     assert umpire and umpire != told
     assert state.why_illegal(text, player="aztec") == umpire   # his own unit
     with pytest.raises(CortesRulesError, match="no player"):
@@ -290,3 +292,83 @@ def test_undo_shows_each_player_exactly_what_he_saw_before_and_nothing_hidden() 
             assert seen == before[player], (seed, player)
             assert not _leaks(state, player, _scanned(state, seen)), (seed, player)
     assert undone >= GAMES * 3 // 4
+
+
+def _asked_around(state: Any, player: str | None, piece: str, kind: str) -> dict[str, Any]:
+    """``why_illegal`` of ``kind PIECE PLACE`` for every place next to the piece's, as
+    ``player`` is told (None: the umpire)."""
+    world = state.machine.world
+    place = world.place[state.place_of(piece)]
+    return {n.id: tuple(state.why_illegal(f"{kind} {piece} {n.id}", player=player))
+            for n in place.neighbours}
+
+
+def _no_oracle(state: Any, player: str, piece: str, kind: str) -> Any:
+    """Asking about a hidden piece's steps tells ``player`` nothing the answers could
+    differ by: one answer for every place around it, though the umpire's differ."""
+    umpire = _asked_around(state, None, piece, kind)
+    assert len(set(umpire.values())) > 1, umpire   # the questions would tell him apart
+    told = set(_asked_around(state, player, piece, kind).values())
+    assert len(told) == 1, told
+    [answer] = told
+    assert answer and all(reason.rule for reason in answer)
+    assert all("not told" in reason.fact for reason in answer)
+    return answer
+
+
+@pytest.mark.rule("8.8")
+def test_asking_about_a_unit_under_a_stack_does_not_tell_where_it_may_go() -> None:
+    """Issue 47: ``move A2 2909`` (refused: 7.5, a Spanish unit is there) and ``move A2
+    2709`` (legal) were told apart, so the Spanish player learnt that A2 was under the
+    stack at 2810 and where it could move."""
+    from positions import to_phase
+
+    book = _book("cortes", "veteran", None)
+    state = to_phase(book.new_game(seed=8, setup="demo"), "aztec_land_movement")
+    assert state.hidden_from(state.machine.world.piece["A2"],
+                             state.machine.world.player["spanish"])
+    answer = _no_oracle(state, "spanish", "A2", "move")
+    assert [reason.rule for reason in answer] == ["8.8"]
+    # The Aztec player, from whom nothing is hidden, is told the rules' reasons.
+    assert [r.rule for r in state.why_illegal("move A2 2909", player="aztec")] == ["7.5"]
+    assert state.why_illegal("move A2 2709", player="aztec") == []
+
+
+@pytest.mark.rule("scenario_play", rulebook="grands_strateges")
+def test_asking_about_a_screened_placement_does_not_tell_where_units_stand() -> None:
+    """Issue 47, scenario I: ``place A3 0101`` (taken by A1 behind player A's screen)
+    against ``place A3 0102`` told player B where A's units were deployed."""
+    book = _book("grands_strateges", "", "I")
+    state = book.new_game(seed=1)
+    state.apply("place A1 0101")
+    state.apply(str(state.legal_actions()[0]))     # B's placement of the round
+    assert state.current_player == "a"
+    umpire = {h: tuple(state.why_illegal(f"place A3 {h}")) for h in ("0101", "0102")}
+    told = {h: tuple(state.why_illegal(f"place A3 {h}", player="b")) for h in umpire}
+    assert umpire["0101"] and not umpire["0102"]
+    assert told["0101"] == told["0102"]
+    assert told["0101"] and all("not told" in r.fact for r in told["0101"])
+
+
+@pytest.mark.rule("scenario:X", rulebook="grands_strateges")
+def test_asking_about_a_face_down_unit_does_not_tell_where_it_may_go() -> None:
+    """Issue 47, scenario X: the moves of a face-down unit of player B, asked by
+    player A, were answered as the rules would refuse them."""
+    book = _book("grands_strateges", "", "X")
+    state = book.new_game(seed=2)
+    rng = random.Random(2)
+    while state.phase != "b_movement":
+        if state.is_chance_node():
+            state.apply_chance()
+            continue
+        legal = [str(a) for a in state.legal_actions()]
+        state.apply("end" if "end" in legal and state.phase != "deploy" else rng.choice(legal))
+    viewer = state.machine.world.player["a"]
+    face_down = [p.id for p in state.machine.world.pieces
+                 if state.hidden_from(p, viewer) and state.place_of(p.id) is not None]
+    asked = 0
+    for piece in face_down:
+        if len(set(_asked_around(state, None, piece, "move").values())) > 1:
+            _no_oracle(state, "a", piece, "move")
+            asked += 1
+    assert asked >= 1

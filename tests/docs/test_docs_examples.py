@@ -243,8 +243,10 @@ def test_grands_strateges_sketch_retreats_through_a_friend(
         sketch_books: dict[str, cortes_rules.Rulebook]) -> None:
     book = sketch_books["grands_strateges.rules"]
     state = book.new_game(setup="chain_retreat")
-    assert state.why_illegal("move A1 0201") == [
-        ("3.4", "Stop on entering: forbidden when controlled(unit.place, unit.side)")]
+    [reason] = state.why_illegal("move A1 0201")
+    assert (reason.rule, reason.title, reason.fact, reason.clause) == (
+        "3.4", "Stop on entering", "controlled(A1.place (0202), A1.side) is true",
+        "forbid move when controlled(unit.place, unit.side)")
     state.apply("end")
     assert [r for r, _ in state.why_illegal("cease")] == ["4.2"]
     state.apply("attack A1 B1")

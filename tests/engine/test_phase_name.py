@@ -3,7 +3,8 @@
 A clause may depend on the phase (Grands Stratèges II.7 forbids battles in
 the movement phases). The name is text; the checker refuses a name the turn
 sequence does not have, and a refused action that no choice offers still
-names the forbid clause that keeps it out.
+names the forbid clause that keeps it out, beside the sequence of play (2.1)
+that offers no such action in the phase.
 """
 
 from __future__ import annotations
@@ -68,14 +69,16 @@ def test_a_clause_on_the_phase_follows_the_phase(tmp_path: Path) -> None:
 def test_an_action_no_choice_offers_cites_the_forbid_that_holds(tmp_path: Path) -> None:
     state = two_phase_book(tmp_path).new_game(setup="standard")
     reasons = state.why_illegal("shout")
-    assert [rule for rule, _ in reasons] == ["2.5", None]
-    assert 'phase in ["walking"]' in reasons[0][1]
-    assert "no shout action is possible now" in reasons[1][1]
+    assert [rule for rule, _ in reasons] == ["2.5", "2.1"]
+    assert reasons[0].clause == 'forbid shout when phase in ["walking"]'
+    assert reasons[0].fact == 'phase (walking) is in ["walking"]'
+    assert "no shout action is possible now, in Walk or rest" in reasons[1].fact
+    assert reasons[1].title == "Sequence of play"
     with pytest.raises(cortes_rules.IllegalActionError, match="2.5"):
         state.apply("shout")
     state.apply("rest")
-    # In Blue's phase the clause does not hold: only the choice refuses.
-    assert [rule for rule, _ in state.why_illegal("shout")] == [None]
+    # In Blue's phase the clause does not hold: only the sequence of play refuses.
+    assert [rule for rule, _ in state.why_illegal("shout")] == ["2.1"]
 
 
 @pytest.mark.rule("2.5", rulebook="minimal_race")
@@ -91,4 +94,4 @@ def test_a_variable_named_phase_is_not_the_built_in(tmp_path: Path) -> None:
                            'function noisy(phase) = phase == "anything"\n'
                            '  forbid shout when noisy("walking")')
     state = two_phase_book(tmp_path, clause).new_game(setup="standard")
-    assert state.why_illegal("shout")[0][0] is None
+    assert [rule for rule, _ in state.why_illegal("shout")] == ["2.1"]

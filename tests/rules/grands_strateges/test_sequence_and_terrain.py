@@ -68,8 +68,9 @@ def test_hex_by_hex_and_any_route(gs_game: GameMaker) -> None:
 def test_no_battle_while_moving(gs_game: GameMaker) -> None:
     state = gs_game({"A6": "0602", "B6": "0603"})
     assert not any(a.startswith(("attack ", "join ")) for a in legal(state))
-    # An attack asked for in the movement phase is refused by II.7's clause.
-    assert refusal_rules(state, "attack 0603") == {"II.7"}
+    # An attack asked for in the movement phase is refused by II.7's clause, and by
+    # the sequence of play (I.1), whose movement phase offers no attack.
+    assert refusal_rules(state, "attack 0603") == {"II.7", "I.1"}
     fighting = gs_game({"A6": "0602", "B6": "0603"}, combat=True)
     assert "attack 0603" in legal(fighting)
     assert refusal_rules(fighting, "attack 0603") == set()
