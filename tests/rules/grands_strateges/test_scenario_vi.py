@@ -64,7 +64,7 @@ def test_a_settled_result_lets_the_phasing_player_stop_the_game(
     # A1 and A2 (8 each) and A17 (2) leave by the west edge: 18 is more than
     # 16, a great victory no later turn can take away.
     state = _escape(vi, ["A1", "A2", "A17"], [])
-    assert state.evaluate("settled()") and state.phase == "b_movement"
+    assert state.evaluate("result_settled()") and state.phase == "b_movement"
     assert {"call_game", "play_on"} <= {str(a) for a in state.legal_actions()}
     state.apply("call_game")
     outcome = state.outcome()
@@ -83,11 +83,11 @@ def test_no_stop_while_a_unit_of_a_could_still_change_the_result(
     # 8 out (a victory) with A2 (8) still on the map: 16 would still be a
     # victory, but A17 too would make 18, a great victory. Not settled.
     state = _escape(vi, ["A1"], ["A2", "A17"])
-    assert not state.evaluate("settled()")
+    assert not state.evaluate("result_settled()")
     assert "call_game" not in {str(a) for a in state.legal_actions()}
     # With A2 alone left, 16 is the most A can reach: the victory is settled.
     state = _escape(vi, ["A1"], ["A2"])
-    assert state.evaluate("settled()")
+    assert state.evaluate("result_settled()")
     assert "call_game" in {str(a) for a in state.legal_actions()}
 
 
