@@ -148,6 +148,12 @@ def test_example_xxxvii_long_range_fire_at_half_strength(
     assert "attack 1004" not in legal(start(gs_book, positions, combat=True))
     state = fight(start(advanced, positions, combat=True), "1004", ["A24"])
     assert "attack 2, defence 4, odds 1:2" in last_lines(state, 8)
+    # B on the high ground (the hill 1210) reaches four hexes down, at half
+    # its factor too; three is its normal range there.
+    high = {"A24": "1210", "B6": "1206"}
+    assert "attack 1206" not in legal(start(gs_book, high, combat=True))
+    state = fight(start(advanced, high, combat=True), "1206", ["A24"])
+    assert "attack 2, defence 4, odds 1:2" in last_lines(state, 8)
 
 
 @pytest.mark.rule("X.1", rulebook="grands_strateges")
