@@ -19,12 +19,8 @@ The public surface::
     errors: CortesRulesError and its subclasses
 """
 
-from .api import Outcome, Rulebook, backend, load
-from .engine.actions import Action
-from .engine.compile import RulesRuntimeError
-from .engine.log import LogEntry
-from .engine.machine import CHANCE, GameState
-from .explain import Explanation
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
                      BackendError,
                      CortesRulesError,
@@ -37,6 +33,44 @@ from .errors import (
                      RulesSyntaxError,
                      StartError,
 )
+
+if TYPE_CHECKING:
+    from .api import Outcome, Rulebook, backend, load
+    from .engine.actions import Action
+    from .engine.compile import RulesRuntimeError
+    from .engine.log import LogEntry
+    from .engine.machine import CHANCE, GameState
+    from .explain import Explanation
+
+# The engine and the compiler are imported on first use, so that ``import
+# cortes_rules`` (and the commands that answer from the text index) stay quick.
+_LAZY = {
+    "Outcome": "api", "Rulebook": "api", "backend": "api", "load": "api",
+    "Action": "engine.actions", "RulesRuntimeError": "engine.compile",
+    "LogEntry": "engine.log", "CHANCE": "engine.machine", "GameState": "engine.machine",
+    "Explanation": "explain",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names that live in the engine, imported when first asked for (and
+    the subpackages, ``cortes_rules.api`` say, as an eager import made them attributes)."""
+    import importlib
+    import importlib.util
+
+    module = _LAZY.get(name)
+    if module is None:
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+            return importlib.import_module(f".{name}", __name__)
+        raise AttributeError(f"module 'cortes_rules' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "CHANCE", "Action", "BackendError", "CortesRulesError", "Explanation", "GameState",

@@ -61,7 +61,9 @@ class Rulebook:
     def __repr__(self) -> str:
         extra = f", scenario={self.program.scenario!r}" if self.program.scenario else ""
         options = ", ".join(sorted(self.program.options, key=rule_key))
-        return (f"<Rulebook {self.name!r}{extra}, {len(self.program.rules)} rules, "
+        from .text_index import program_count
+
+        return (f"<Rulebook {self.name!r}{extra}, {program_count(self.program)}, "
                 f"options: {options or 'none'}, backend {self.backend!r}>")
 
     @property

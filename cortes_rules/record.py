@@ -49,51 +49,22 @@ from pathlib import Path
 
 import attrs
 
-from ._resources import data_dir
 from .api import Rulebook, load
 from .dsl import ir
 from .engine.actions import Action
 from .engine.machine import GameState
 from .errors import CortesRulesError, IllegalActionError, NotationError, RecordError
-from .loader import shipped_rulebooks
+from .rulebook_files import default_rulebook, rulebook_names
 from .rule_numbers import rule_key
 from .record_text import (MAGIC, VERSION, VIEW, Entry, Record, lines_of, notation_line, options_of,
                           read_body, split)
 
 __all__ = ["MAGIC", "VERSION", "Entry", "Failure", "Record", "Verification", "apply_recorded",
-           "format_record",
+           "default_rulebook", "format_record", "rulebook_names",
            "parse_record", "read_record", "record_of", "replay", "rulebook_digest", "verify"]
 
-LIBRARY_FOLDER = "lib"
-"""The folder of ``rulebook/`` that holds libraries of mechanisms, not a rulebook."""
 DIGEST_DIGITS = 16
 """How many hexadecimal digits of the rulebook's SHA-256 a record keeps."""
-
-
-def rulebook_names() -> list[str]:
-    """The rulebooks shipped with the package, by name (libraries left out)."""
-    return [name for name in shipped_rulebooks() if name != LIBRARY_FOLDER]
-
-
-def default_rulebook() -> str:
-    """The rulebook a record or a command means when it names none.
-
-    It is the one the file ``DEFAULT`` of the shipped rulebooks' folder names
-    (data, so that no game is named in the code), or else the only shipped one.
-
-    Raises:
-        CortesRulesError: several rulebooks are shipped and none is the default
-            (or none is shipped), so one must be named.
-    """
-    names = rulebook_names()
-    marker = data_dir("rulebook") / "DEFAULT"
-    if marker.is_file():
-        named = marker.read_text(encoding="utf-8").strip()
-        if named in names:
-            return named
-    if len(names) != 1:
-        raise CortesRulesError(f"name a rulebook (shipped: {', '.join(names) or 'none'})")
-    return names[0]
 
 
 @functools.lru_cache(maxsize=8)

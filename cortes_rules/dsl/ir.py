@@ -847,11 +847,22 @@ class WhenReading:
     span: Span
 
 
+@attrs.frozen
+class CiteInterpretation:
+    """``interpretation ID, ...`` in a clause: the registry's entries that the
+    clause follows (the checker refuses an id the registry does not hold)."""
+
+    entries: tuple[str, ...]
+    entry_spans: tuple[Span, ...]
+    rule: str
+    span: Span
+
+
 Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, HexsideDecl,
                   TableDecl, DiceDecl, Forbid, Permit, Sequence, PlayerDecl, PoolDecl,
                   AttributeDecl, ValueDecl, HookDecl, Contribute, FunctionDecl, ActionDecl,
                   HideDecl, FaceDieDecl, Procedure, FormDecl, FormUse, DeriveDecl, RequireDecl,
-                  StartRequireDecl, FinishDecl, WhenReading]
+                  StartRequireDecl, FinishDecl, WhenReading, CiteInterpretation]
 
 
 @attrs.frozen
