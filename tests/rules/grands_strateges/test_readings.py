@@ -408,7 +408,7 @@ def test_scenario_x_rates_both_ways(reading: str, told: bool) -> None:
     seen_by_b = state.observation("b")["players"]["a"]
     assert ("loss_rate" in seen_by_b) is told
     if told:
-        assert seen_by_b["loss_rate"] == 40
+        assert str(seen_by_b["loss_rate"]) == "40"
     assert any("40%" in line for line in state.observation("b")["log"]) is told
 
 
