@@ -104,7 +104,7 @@ def test_selfplay_reaches_the_end_of_each_scenario(scenario: str) -> None:
     for seed in range(1, 6):
         result = selfplay("grands_strateges", scenario=scenario, seed=seed)
         assert result.finished and result.outcome is not None
-        assert result.outcome.reason.startswith(("The scenario's", "Player"))
+        assert result.outcome.reason.startswith(("The scenario's", "Player", "The result"))
 
 
 # The scenarios' own options (registry entries of kind "choice"), each played
@@ -124,5 +124,23 @@ def test_random_games_with_each_scenario_option(scenario: str, entry: str, readi
     book = cortes_rules.load("grands_strateges", scenario=scenario, options="advanced",
                              readings={entry: reading})
     for seed in (1, 2, 3):
+        outcome = play(book, seed).outcome()
+        assert outcome is not None and outcome.reason and outcome.details
+
+
+# Readings of the registry that add decisions or endings of their own.
+READINGS = [("IV", "basic", "retreat_off_map", "by_choice"),
+            ("III", "advanced", "charge_choice", "declared"),
+            ("VI", "basic", "vi_early_end", "automatic"),
+            ("VI", "advanced", "night_battles", "free")]
+
+
+@pytest.mark.rule("II.6", "IV.2", "IV.7", "IV.21", "VI.1", "VIII.1", rulebook="grands_strateges")
+@pytest.mark.parametrize(("scenario", "options", "entry", "reading"), READINGS)
+def test_random_games_with_readings_that_add_decisions(scenario: str, options: str, entry: str,
+                                                        reading: str) -> None:
+    book = cortes_rules.load("grands_strateges", scenario=scenario, options=options,
+                             readings={entry: reading})
+    for seed in (1, 2):
         outcome = play(book, seed).outcome()
         assert outcome is not None and outcome.reason and outcome.details

@@ -87,6 +87,49 @@ def test_no_charge_after_a_long_ride_or_from_a_controlled_hex(
     assert "attack 2, defence 4" in last_lines(state, 8)
 
 
+def ride_and_fight(book: cortes_rules.Rulebook, unit: str, path: list[str], enemy: str) -> str:
+    """``unit`` rides ``path`` and attacks B6 at ``enemy`` alone: the odds line."""
+    state = start(book, {unit: path[0], "B6": enemy})
+    for to in path[1:]:
+        state.apply(f"move {unit} {to}")
+    state.apply("end")
+    fight(state, enemy, [unit])
+    return last_lines(state, 8)
+
+
+# Heavy cavalry (A15, 3, moving 5) and light (A17, 2, moving 6) ride into
+# contact with B6 (4): along the road down column 02 a hex costs half a point.
+CHARGE_RIDES = [
+    ("A15", ["1001", "1002", "1003"], "1004", "attack 6, defence 4"),                   # 2
+    ("A15", ["0201", "0202", "0203", "0204", "0205"], "0206", "attack 3, defence 4"),   # 2.5
+    ("A17", ["1001", "1002", "1003", "1004"], "1005", "attack 4, defence 4"),           # 3
+    ("A17", ["0201", "0202", "0203", "0204", "0205", "0206"], "0207",
+     "attack 2, defence 4"),                                                            # 3.5
+]
+
+
+@pytest.mark.rule("VIII.1", rulebook="grands_strateges")
+@pytest.mark.parametrize(("unit", "path", "enemy", "odds"), CHARGE_RIDES)
+def test_a_charge_follows_at_most_two_points_heavy_or_three_light(
+        advanced: cortes_rules.Rulebook, unit: str, path: list[str], enemy: str,
+        odds: str) -> None:
+    # The text fixes the figures: a heavy unit that spent 2.5 along the road
+    # does not charge, though 2.5 is half of its 5 (interpretation
+    # charge_allowance, reading printed).
+    assert odds in ride_and_fight(advanced, unit, path, enemy)
+
+
+@pytest.mark.rule("VIII.1", rulebook="grands_strateges")
+def test_the_charge_allowance_as_half_the_factor(advanced: cortes_rules.Rulebook) -> None:
+    half = cortes_rules.load("grands_strateges", map=BOARD, options="advanced",
+                             readings={"charge_allowance": "half_factor"})
+    heavy_on_roads = ("A15", ["0201", "0202", "0203", "0204", "0205"], "0206")
+    assert "attack 6, defence 4" in ride_and_fight(half, *heavy_on_roads)
+    assert "attack 3, defence 4" in ride_and_fight(advanced, *heavy_on_roads)
+    # Light cavalry is allowed 3 either way, and not 3.5.
+    assert "attack 2, defence 4" in ride_and_fight(half, *CHARGE_RIDES[3][:3])
+
+
 @pytest.mark.rule("VIII.2", rulebook="grands_strateges")
 def test_no_charge_into_a_village(advanced: cortes_rules.Rulebook) -> None:
     # Example XXXVI: Z, in a village, is fought at the cavalry's own factor.
@@ -104,6 +147,12 @@ def test_example_xxxvii_long_range_fire_at_half_strength(
     positions = {"A24": "1001", "B6": "1004"}
     assert "attack 1004" not in legal(start(gs_book, positions, combat=True))
     state = fight(start(advanced, positions, combat=True), "1004", ["A24"])
+    assert "attack 2, defence 4, odds 1:2" in last_lines(state, 8)
+    # B on the high ground (the hill 1210) reaches four hexes down, at half
+    # its factor too; three is its normal range there.
+    high = {"A24": "1210", "B6": "1206"}
+    assert "attack 1206" not in legal(start(gs_book, high, combat=True))
+    state = fight(start(advanced, high, combat=True), "1206", ["A24"])
     assert "attack 2, defence 4, odds 1:2" in last_lines(state, 8)
 
 

@@ -6,6 +6,7 @@ with units of the factors the examples give.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import pytest
@@ -246,6 +247,125 @@ def test_example_xviii_c_cannot_join_the_attack_on_x(gs_game: GameMaker) -> None
     for unit in ("A6", "A11", "A3"):
         state.apply(f"join {unit}")
     assert "IV.7" in refusal_rules(state, "resolve")
+
+
+# Example XVIII on the test board: X (B11, 3) at 0706, Y (B17, 2) at 0606 and
+# Z (B3, 6) at 0704; A (A6, 4) and B (A11, 3) next to X only, C (A3, 6) next
+# to all three, E (A7, 4) in the forest 0805 next to Z only (Z cannot control
+# it), D (A18, 2) next to nobody. The hexes are ours; the text draws them.
+XVIII = {"B11": "0706", "B17": "0606", "B3": "0704",
+         "A6": "0707", "A11": "0807", "A3": "0705", "A7": "0805", "A18": "0909"}
+# The battles of its two plans, each with a roll that moves nobody into
+# another battle: (targets, attackers, roll, odds line).
+XVIII_BATTLES = {
+    "A+B vs X": (["0706"], ["A6", "A11"], 1, "attack 7, defence 3, odds 2:1"),    # AR
+    "C vs Y": (["0606"], ["A3"], 6, "attack 6, defence 2, odds 3:1"),             # DE
+    "E vs Z": (["0704"], ["A7"], 1, "attack 4, defence 6, odds 1:2"),             # AE
+    "C vs Y+Z": (["0606", "0704"], ["A3"], 1, "attack 6, defence 8, odds 1:2"),   # AE
+}
+
+
+def _fight_through(state: GameState, battle: tuple[list[str], list[str], int, str]) -> None:
+    """Fight one battle of a plan; retreat to the first hex offered, never advance."""
+    targets, units, roll, odds = battle
+    fight(state, targets, units, roll)
+    assert odds in last_lines(state, 8)
+    while not state.is_terminal():
+        choices = sorted(legal(state))
+        if "stop" in choices:
+            state.apply("stop")
+        elif choices and all(c.startswith("retreat ") for c in choices):
+            state.apply(choices[0])
+        else:
+            break
+
+
+@pytest.mark.rule("IV.7", rulebook="grands_strateges")
+@pytest.mark.rule("IV.8", rulebook="grands_strateges")
+@pytest.mark.rule("IV.9", rulebook="grands_strateges")
+@pytest.mark.parametrize("order", list(itertools.permutations(
+    ["A+B vs X", "C vs Y", "E vs Z"])), ids=" then ".join)
+def test_example_xviii_first_plan_in_every_order(gs_game: GameMaker,
+                                                 order: tuple[str, ...]) -> None:
+    # 1. A and B attack X at 2:1, C attacks Y at 3:1, E attacks Z at 1:2. The
+    # text lists them in that order; the attacker may fight them in any
+    # order (IV.9), and the plan is legal in each: C may leave Z out because
+    # E can still attack it, and then E must.
+    state = gs_game(XVIII, combat=True)
+    for name in order:
+        assert refusal_rules(state, "end_combat") != set()
+        _fight_through(state, XVIII_BATTLES[name])
+    assert refusal_rules(state, "end_combat") == set()
+
+
+@pytest.mark.rule("IV.7", rulebook="grands_strateges")
+@pytest.mark.rule("IV.3", rulebook="grands_strateges")
+@pytest.mark.parametrize("order", [("A+B vs X", "C vs Y+Z"), ("C vs Y+Z", "A+B vs X")],
+                         ids=" then ".join)
+def test_example_xviii_second_plan_e_stays_out(gs_game: GameMaker,
+                                               order: tuple[str, ...]) -> None:
+    # 2. E, in a forest Z cannot control, need not attack; then C must take
+    # on Y and Z together at 1:2, and A and B still fight X.
+    state = gs_game(XVIII, combat=True)
+    for name in order:
+        _fight_through(state, XVIII_BATTLES[name])
+    assert state.attribute("A7", "attacked") is False
+    assert refusal_rules(state, "end_combat") == set()
+
+
+@pytest.mark.rule("IV.7", rulebook="grands_strateges")
+@pytest.mark.parametrize("order", [("A+B vs X", "C vs Y"), ("C vs Y", "A+B vs X")],
+                         ids=" then ".join)
+def test_example_xviii_z_may_not_be_left_to_nobody(gs_game: GameMaker,
+                                                   order: tuple[str, ...]) -> None:
+    # C attacks Y alone and E stays out: Z, which controls C, is attacked by
+    # nobody. The phase may not end, whichever battle came first.
+    state = gs_game(XVIII, combat=True)
+    for name in order:
+        _fight_through(state, XVIII_BATTLES[name])
+    assert refusal_rules(state, "end_combat") == {"IV.7"}
+    _fight_through(state, XVIII_BATTLES["E vs Z"])
+    assert refusal_rules(state, "end_combat") == set()
+
+
+@pytest.mark.rule("IV.7", rulebook="grands_strateges")
+@pytest.mark.parametrize("before", [(), ("E vs Z",)], ids=["first", "after E vs Z"])
+def test_example_xviii_c_never_joins_the_attack_on_x(gs_game: GameMaker,
+                                                      before: tuple[str, ...]) -> None:
+    # Y must be attacked and C is the only unit that can: C may not spend
+    # itself on X, before or after any other battle.
+    state = gs_game(XVIII, combat=True)
+    for name in before:
+        _fight_through(state, XVIII_BATTLES[name])
+    state.apply("attack 0706")
+    for unit in ("A6", "A11", "A3"):
+        state.apply(f"join {unit}")
+    assert "IV.7" in refusal_rules(state, "resolve")
+
+
+# The same diagram, colours attacking: player A's units stand where X, Y and Z
+# are and player B's where A, B, C and E are.
+XVIII_COLOURS = {"A11": "0706", "A17": "0606", "A3": "0704",
+                 "B6": "0707", "B11": "0807", "B3": "0705", "B7": "0805", "B18": "0909"}
+XVIII_COLOUR_BATTLES = {
+    "X vs A+B": (["0707", "0807"], ["A11"], 1, "attack 3, defence 7, odds 1:3"),  # AE
+    "Z vs E": (["0805"], ["A3"], 1, "attack 6, defence 8, odds 1:2"),             # AE
+    "Y vs C": (["0705"], ["A17"], 1, "attack 2, defence 6, odds 1:3"),            # AE
+}
+
+
+@pytest.mark.rule("IV.7", rulebook="grands_strateges")
+@pytest.mark.rule("IV.10", rulebook="grands_strateges")
+@pytest.mark.parametrize("order", list(itertools.permutations(XVIII_COLOUR_BATTLES)),
+                         ids=" then ".join)
+def test_example_xviii_the_colours_attack_in_every_order(
+        gs_game: GameMaker, order: tuple[str, ...]) -> None:
+    # X attacks A and B at 1:3; Z, in E's zone, attacks E (doubled in the
+    # forest) at 1:2, leaving C to Y; Y attacks C at 1:3.
+    state = gs_game(XVIII_COLOURS, combat=True)
+    for name in order:
+        _fight_through(state, XVIII_COLOUR_BATTLES[name])
+    assert refusal_rules(state, "end_combat") == set()
 
 
 # Example XXV, its diagram reconstructed on the test board: X (B7, 4) with

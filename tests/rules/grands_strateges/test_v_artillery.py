@@ -77,11 +77,17 @@ def test_example_xxix_four_hexes_behind_the_crest_are_out_of_sight(gs_game: Game
     # The text's diagram is not reproduced: on the test board's plateau
     # (1408, 1409), artillery at 1408 is two hexes from the ridge line on
     # the south of 1409. The four hexes below that crest within range, our
-    # I-IV, cannot be bombarded, and the refusal names the line of sight.
+    # I-IV, cannot be bombarded, and the refusal names the rule that forbids
+    # it: nothing blocks the view (V.7), but the battery is too far behind
+    # the crest (V.8).
     for target in ("1310", "1410", "1411", "1510"):
         state = gs_game({"A24": "1408", "B6": target}, combat=True)
         assert f"attack {target}" not in legal(state)
-        assert refusal_rules(state, f"attack {target}") == {"IV.3", "V.7"}
+        assert refusal_rules(state, f"attack {target}") == {"IV.3", "V.8"}
+    # Nor may it support a battle in contact there (A1 next to 1310).
+    state = gs_game({"A24": "1408", "A1": "1311", "B6": "1310"}, combat=True)
+    state.apply("attack 1310")
+    assert refusal_rules(state, "join A24") == {"V.8"}
     # On the crest at 1409 the same artillery sees beyond it, and fires over
     # a unit (its own, at 1410) as V.7 allows.
     state = gs_game({"A24": "1409", "A1": "1410", "B6": "1411"}, combat=True)
@@ -106,6 +112,25 @@ def test_a_refused_bombardment_names_its_reason(gs_game: GameMaker) -> None:
     fight(state, ["1003"], ["A24"], 4)
     state.apply("retreat B6 1004")
     assert refusal_rules(state, "attack 1201") == {"IV.3", "IV.5"}
+
+
+@pytest.mark.rule("V.6", rulebook="grands_strateges")
+def test_artillery_in_an_enemy_zone_is_refused_a_bombardment_by_v_6(
+        gs_game: GameMaker) -> None:
+    # A24 at 1005 stands in B7's zone (1006): B6, two hexes off at 1003, is in
+    # range, but V.6 keeps the battery to the battle in contact.
+    state = gs_game({"A24": "1005", "B7": "1006", "B6": "1003"}, combat=True)
+    assert "attack 1003" not in legal(state)
+    assert refusal_rules(state, "attack 1003") == {"IV.3", "V.6"}
+    # Without B7 next to it, the same battery may fire.
+    state = gs_game({"A24": "1005", "B6": "1003"}, combat=True)
+    assert "attack 1003" in legal(state)
+
+
+@pytest.mark.rule("V.7", rulebook="grands_strateges")
+def test_a_target_behind_a_wood_is_refused_by_v_7(gs_game: GameMaker) -> None:
+    state = gs_game({"A24": "0604", "B6": "0606"}, combat=True)
+    assert refusal_rules(state, "attack 0606") == {"IV.3", "V.7"}
 
 
 @pytest.mark.rule("V.8", rulebook="grands_strateges")
