@@ -78,13 +78,15 @@ def clause_block(program: ir.Program, rule: ir.Rule) -> str:
     """A rule's clause in the rules language: its header, its kind, its formal
     statements as the file writes them (the summary and comment lines left out)."""
     _package()
-    from cortes_rules.cli import clause_source
+    from cortes_rules.text_index import clause_source
 
     flag = " optional" if rule.optional else ""
     lines = [f'rule {rule.number} "{rule.title}"{flag} {{']
     if rule.kind != "rule":
         lines.append(f"  {rule.kind}")
-    lines += [f"  {line}" if line else "" for line in clause_source(program, rule)]
+    module = next((m for m in program.modules if m.path == rule.span.path), None)
+    source = clause_source(module.text, rule.span.line) if module is not None else []
+    lines += [f"  {line}" if line else "" for line in source]
     lines.append("}")
     return "\n".join(lines)
 
