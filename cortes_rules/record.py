@@ -549,7 +549,8 @@ def seen_plies(record: Record, state: GameState, player: str
                ) -> list[tuple[str | None, Action | None]]:
     """Each recorded action as ``player`` saw it: ``(who took it, the action)``,
     the action None when it names a piece hidden from ``player`` before or
-    after it and another player took it.
+    after it and another player took it, or when it is a roll or draw some of
+    whose log lines are kept from ``player``.
 
     The record is replayed from its start (the game of ``state``'s rulebook),
     so each action is judged by what the player could see at that moment.
@@ -575,7 +576,10 @@ def seen_plies(record: Record, state: GameState, player: str
         actor = game.current_player
         secret = actor != player and hidden(action)
         apply_recorded(game, action)
-        if secret or (actor != player and hidden(action)):
+        if secret or (actor != player and hidden(action)) or (
+                action.is_chance and len(game.trail(-1, player)) < len(game.trail(-1))):
+            # A roll or draw whose result is written for another player alone (a
+            # secret roll) is as hidden from this one as a hidden piece's move.
             plies.append((actor, None))
         else:
             plies.append((actor, action))

@@ -372,3 +372,36 @@ def test_asking_about_a_face_down_unit_does_not_tell_where_it_may_go() -> None:
             _no_oracle(state, "a", piece, "move")
             asked += 1
     assert asked >= 1
+
+
+@pytest.mark.rule("scenario_play", rulebook="grands_strateges")
+def test_another_players_secret_roll_is_in_neither_his_record_view_nor_his_information_state(
+        ) -> None:
+    """Scenario X: each player rolls his army's breaking point in secret. Two games that
+    differ only in player A's secret roll look the same to player B in every record
+    view and information state he is given (before, both showed A's roll)."""
+    from cortes_rules.record import format_record, parse_record, replay
+
+    book = _book("grands_strateges", "", "X")
+    state = book.new_game(seed=1)
+    rng = random.Random(1)
+    secret = None
+    while secret is None or state.is_chance_node() or len(state.history) < secret + 3:
+        assert not state.is_terminal() and len(state.history) < 400
+        if state.is_chance_node():
+            state.apply_chance()
+            if len(state.trail(-1, "b")) < len(state.trail(-1)):
+                secret = len(state.history) - 1
+        else:
+            ids = state.legal_action_ids()
+            state.apply(ids[rng.randrange(len(ids))])
+    text = format_record(state)
+    line, action = parse_record(text).actions[secret]
+    rolled = int(action.args[0])
+    lines = text.split("\n")
+    lines[line - 1] = f"roll {1 if rolled > 2 else 6}"
+    twins = [replay(parse_record(t)) for t in (text, "\n".join(lines))]
+    assert twins[0].observation("a")["players"]["a"] != twins[1].observation("a")["players"]["a"]
+    assert format_record(twins[0], player="b") == format_record(twins[1], player="b")
+    seen = [json.dumps(t.information_state("b"), sort_keys=True, default=str) for t in twins]
+    assert seen[0] == seen[1]

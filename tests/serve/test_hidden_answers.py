@@ -273,9 +273,6 @@ def test_another_players_secret_roll_is_not_in_a_players_view(client, seed: int)
 
 
 @pytest.mark.rule("scenario_play", rulebook="grands_strateges")
-@pytest.mark.xfail(reason="format_record(state, player=...) writes every die roll, another "
-                   "player's secret roll included: the record view is the API's (reported)",
-                   strict=False)
 def test_another_players_secret_roll_is_not_in_a_players_record(client) -> None:
     first, second, player = _secret_roll_twins(1)
     games = [client.post("/api/games/load", json={"text": t}).json()["game"]
