@@ -6,6 +6,12 @@ from a set-up and/or explicit positions and walks it to a named phase;
 number. Hypothesis runs derandomized by default so that CI is reproducible;
 set ``HYPOTHESIS_PROFILE=explore`` for a randomized search, and
 ``PROPERTY_SCALE=20`` to multiply the example budgets of tests/engine/test_properties.py.
+
+Tests marked ``slow`` (soak games, exhaustive self-play, long property runs)
+are left out unless ``--slow`` is given, and the tests with a budget
+(``tests/budgets.py``: examples, seeded games) run a smaller one of the same
+check: ``python -m pytest -n auto`` is the contributor's run,
+``python -m pytest -n auto --slow`` the whole suite (CI).
 """
 
 from __future__ import annotations
@@ -35,10 +41,25 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-def pytest_report_header(config: pytest.Config) -> str:
-    """Name the core the suite runs on (CI runs it once per backend)."""
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true",
+                     help="also run the tests marked slow, and every budget in full "
+                          "(the whole suite, as CI runs it)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import budgets   # tests/ is on sys.path, as for every test
+
+    budgets.FULL = bool(config.getoption("slow"))
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Name the package and the core the suite runs on (CI runs it on each backend)."""
     from cortes_rules.engine.backend import ENV
-    return f"cortes_rules backend: {cortes_rules.backend()} ({ENV}={os.environ.get(ENV, '')!r})"
+    return [f"cortes_rules backend: {cortes_rules.backend()} ({ENV}={os.environ.get(ENV, '')!r})",
+            f"cortes_rules from {Path(cortes_rules.__file__).resolve().parent}"
+            f"; slow tests and full budgets: "
+            f"{'yes' if config.getoption('slow') else 'no (--slow runs them)'}"]
 
 
 @pytest.fixture(scope="session")
@@ -99,3 +120,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if missing:
         raise pytest.UsageError("tests without @pytest.mark.rule(...):\n  " +
                                 "\n  ".join(missing))
+    if not config.getoption("slow"):
+        slow = [item for item in items if item.get_closest_marker("slow") is not None]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if item.get_closest_marker("slow") is None]
