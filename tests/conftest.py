@@ -12,12 +12,19 @@ are left out unless ``--slow`` is given, and the tests with a budget
 (``tests/budgets.py``: examples, seeded games) run a smaller one of the same
 check: ``python -m pytest -n auto`` is the contributor's run,
 ``python -m pytest -n auto --slow`` the whole suite (CI).
+
+The tests use the checkout they belong to: its root goes first on
+``sys.path``. With ``CORTES_RULES_TEST_INSTALLED=1`` they use the installed
+package instead (CI runs the user-facing tests so, from a copy of the tests
+outside the source tree, against the wheel installed in a fresh venv), and
+the run stops at once if the package imported is not an installed one.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -25,10 +32,18 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # the package is used from the checkout, not installed
+INSTALLED = os.environ.get("CORTES_RULES_TEST_INSTALLED", "") not in ("", "0")
+if not INSTALLED and str(ROOT) not in sys.path:  # the package is used from the checkout
     sys.path.insert(0, str(ROOT))
 
 import cortes_rules  # noqa: E402
+
+if INSTALLED:
+    _where = Path(cortes_rules.__file__).resolve()
+    _installed = {Path(sysconfig.get_path(k)).resolve() for k in ("purelib", "platlib")}
+    if not any(_where.is_relative_to(folder) for folder in _installed):
+        raise pytest.UsageError(f"CORTES_RULES_TEST_INSTALLED is set but cortes_rules comes "
+                                f"from {_where.parent}, not from {sorted(map(str, _installed))}")
 from cortes_rules import GameState  # noqa: E402
 from positions import to_phase  # noqa: E402  (tests/ is on sys.path, as for every test)
 
@@ -58,7 +73,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     from cortes_rules.engine.backend import ENV
     return [f"cortes_rules backend: {cortes_rules.backend()} ({ENV}={os.environ.get(ENV, '')!r})",
             f"cortes_rules from {Path(cortes_rules.__file__).resolve().parent}"
-            f"; slow tests and full budgets: "
+            f"{' (installed)' if INSTALLED else ''}; slow tests and full budgets: "
             f"{'yes' if config.getoption('slow') else 'no (--slow runs them)'}"]
 
 
