@@ -12,20 +12,21 @@ The public surface::
                apply_chance(), undo() (takes back the last action), undo_depth,
                is_terminal(), outcome(), why_illegal(action), log,
                log_tail(n),
-               observation(player), information_state(player), evaluate(expression),
+               observation(player) -> Observation (typed: ints, bools, ids; each
+               piece's printed counter, shown state and bookkeeping apart),
+               information_state(player), evaluate(expression),
+               set_attribute / set_place_attribute / set_player_attribute / set_value,
                why_illegal(action, player=...), reachable(piece), move_to(piece, place),
                trail(ply) (the rule trail of an action), explain(question) -> Explanation
     Action: parse(text), str(action); Rulebook.action_id / action_from_id
-    errors: CortesRulesError and its subclasses
+    errors: CortesRulesError and its subclasses (IllegalActionError and NotationError
+            are ValueErrors, UnknownNameError a LookupError, ArgumentTypeError a TypeError)
 """
 
-from .api import Outcome, Rulebook, backend, load
-from .engine.actions import Action
-from .engine.compile import RulesRuntimeError
-from .engine.log import LogEntry
-from .engine.machine import CHANCE, GameState
-from .explain import Explanation
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
+                     ArgumentTypeError,
                      BackendError,
                      CortesRulesError,
                      IllegalActionError,
@@ -36,14 +37,59 @@ from .errors import (
                      RulesError,
                      RulesSyntaxError,
                      StartError,
+                     UnknownIdError,
+                     UnknownNameError,
 )
 
+if TYPE_CHECKING:
+    from .api import Outcome, Rulebook, backend, load
+    from .engine.actions import Action
+    from .engine.compile import RulesRuntimeError
+    from .engine.log import LogEntry
+    from .engine.machine import CHANCE, GameState
+    from .engine.observation import Observation, PieceView
+    from .explain import Explanation
+
+# The engine and the compiler are imported on first use, so that ``import
+# cortes_rules`` (and the commands that answer from the text index) stay quick.
+_LAZY = {
+    "Outcome": "api", "Rulebook": "api", "backend": "api", "load": "api",
+    "Action": "engine.actions", "RulesRuntimeError": "engine.compile",
+    "LogEntry": "engine.log", "CHANCE": "engine.machine", "GameState": "engine.machine",
+    "Observation": "engine.observation", "PieceView": "engine.observation",
+    "Explanation": "explain",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names that live in the engine, imported when first asked for (and
+    the subpackages, ``cortes_rules.api`` say, as an eager import made them attributes)."""
+    import importlib
+    import importlib.util
+
+    module = _LAZY.get(name)
+    if module is None:
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+            return importlib.import_module(f".{name}", __name__)
+        raise AttributeError(f"module 'cortes_rules' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
 __all__ = [
-    "CHANCE", "Action", "BackendError", "CortesRulesError", "Explanation", "GameState",
+    "CHANCE", "Action", "ArgumentTypeError", "BackendError", "CortesRulesError",
+    "Explanation", "GameState",
     "IllegalActionError",
     "LogEntry",
-    "NotationError", "NothingToUndoError", "Outcome", "RecordError", "Rulebook",
+    "NotationError", "NothingToUndoError", "Observation", "Outcome", "PieceView",
+    "RecordError", "Rulebook",
     "RulesCheckError", "RulesError",
-    "RulesRuntimeError", "RulesSyntaxError", "StartError", "backend", "load",
+    "RulesRuntimeError", "RulesSyntaxError", "StartError", "UnknownIdError",
+    "UnknownNameError", "backend", "load",
 ]
 __version__ = "0.1.0"

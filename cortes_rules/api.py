@@ -20,7 +20,14 @@ from .engine.actions import Action
 from .engine.backend import select as select_backend
 from .engine.machine import GameState, Machine, Outcome
 from .dsl.diagnostics import Span, line_of
-from .errors import CortesRulesError, NotationError, RulesCheckError
+from . import arguments
+from .errors import (
+    ArgumentTypeError,
+    CortesRulesError,
+    NotationError,
+    RulesCheckError,
+    UnknownNameError,
+)
 from .loader import compile_rulebook
 from .rule_numbers import rule_key
 
@@ -61,7 +68,9 @@ class Rulebook:
     def __repr__(self) -> str:
         extra = f", scenario={self.program.scenario!r}" if self.program.scenario else ""
         options = ", ".join(sorted(self.program.options, key=rule_key))
-        return (f"<Rulebook {self.name!r}{extra}, {len(self.program.rules)} rules, "
+        from .text_index import program_count
+
+        return (f"<Rulebook {self.name!r}{extra}, {program_count(self.program)}, "
                 f"options: {options or 'none'}, backend {self.backend!r}>")
 
     @property
@@ -128,16 +137,22 @@ class Rulebook:
         return dict(self.program.readings)
 
     def interpretation(self, entry_id: str) -> ir.Interpretation:
-        """An entry of the interpretations registry by id."""
+        """An entry of the interpretations registry by id.
+
+        Raises:
+            UnknownNameError: no entry has that id.
+        """
+        arguments.name(entry_id, "an interpretation")
         try:
             return self.program.interpretations[entry_id]
         except KeyError:
             known = ", ".join(self.program.interpretations) or "none"
-            raise CortesRulesError(f"no interpretation {entry_id!r} (interpretations: "
+            raise UnknownNameError(f"no interpretation {entry_id!r} (interpretations: "
                                    f"{known})") from None
 
     def depends_on(self, entry_id: str) -> tuple[str, ...]:
         """The numbers of the clauses whose statements change with an entry's reading."""
+        arguments.name(entry_id, "an interpretation")
         return tuple(r.number for r in self.program.rules.values() if entry_id in r.readings)
 
     @property
@@ -161,11 +176,16 @@ class Rulebook:
         return self._machine.space.size
 
     def rule(self, number: str) -> ir.Rule:
-        """A rule clause by number."""
+        """A rule clause by number.
+
+        Raises:
+            UnknownNameError: the rulebook has no rule of that number.
+        """
+        arguments.name(number, "a rule")
         try:
             return self.program.rules[number]
         except KeyError:
-            raise CortesRulesError(f"no rule {number} in this rulebook") from None
+            raise UnknownNameError(f"no rule {number} in this rulebook") from None
 
     def parse_action(self, text: str) -> Action:
         """An action of this rulebook from its text form (canonical, validated).
@@ -173,6 +193,7 @@ class Rulebook:
         Raises:
             NotationError: the text is not an action of this rulebook.
         """
+        arguments.text(text, "an action's text form")
         return self._machine.space.action(self._machine.space.number(text))
 
     def action_id(self, action: Action | str) -> int:
@@ -195,23 +216,31 @@ class Rulebook:
 
         Raises:
             CortesRulesError: the text does not parse or cannot be evaluated.
+            ArgumentTypeError: the text is not a string.
         """
+        arguments.text(text, "an expression")
         if self._blank is None:
             self._blank = GameState(self._machine, seed=0)
         return self._blank.evaluate(text, **variables)
 
     def setup_positions(self, name: str) -> dict[str, str]:
-        """Where a named set-up places each piece."""
+        """Where a named set-up places each piece.
+
+        Raises:
+            UnknownNameError: the rulebook declares no set-up of that name.
+        """
+        arguments.name(name, "a set-up")
         try:
             setup = self.program.setups[name]
         except KeyError:
             known = ", ".join(self.program.setups) or "none"
-            raise CortesRulesError(f"no set-up {name!r} (set-ups: {known})") from None
+            raise UnknownNameError(f"no set-up {name!r} (set-ups: {known})") from None
         return {u: p.hex for p in setup.placements for u in p.units}
 
     def new_game(self, *, seed: int = 0, setup: str | None = None,
                  positions: Mapping[str, str] | None = None,
-                 turn_limit: int | None = None) -> GameState:
+                 turn_limit: int | None = None,
+                 attributes: Mapping[str, Mapping[str, Any]] | None = None) -> GameState:
         """Start a game.
 
         Args:
@@ -222,20 +251,30 @@ class Rulebook:
             positions: piece id -> place id, added to (or instead of) the set-up;
                 ``positions={}`` with no set-up asks for an empty board.
             turn_limit: end the game after this many game turns.
+            attributes: starting values of declared attributes, given before
+                the game begins: a piece or place id, or a player's name ->
+                ``{attribute: value}``, each value of the attribute's declared
+                type (``{"north": {"score": 3}, "C2": {"held_by": "C1"}}``; see
+                ``GameState.set_attribute``).
 
         Raises:
-            CortesRulesError: an unknown set-up, a bad seed or turn limit, or no
-                set-up and no positions for a rulebook that declares set-ups and
-                has no set-up stage (the board would be empty).
-            NotationError: ``positions`` names an unknown piece or place.
+            UnknownNameError: an unknown set-up, or ``attributes`` names an
+                unknown owner or attribute.
+            UnknownIdError: ``positions`` names an unknown piece or place (it is
+                a ``NotationError`` too).
+            ArgumentTypeError: an argument of the wrong type.
+            CortesRulesError: a turn limit below 1, or no set-up and no positions
+                for a rulebook that declares set-ups and has no set-up stage (the
+                board would be empty).
             StartError: the starting position breaks a rule of the rulebook.
         """
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise CortesRulesError(f"a seed is a whole number, not {seed!r}")
-        if turn_limit is not None and (isinstance(turn_limit, bool)
-                                       or not isinstance(turn_limit, int) or turn_limit < 1):
+        arguments.whole(seed, "a seed")
+        if turn_limit is not None and arguments.whole(turn_limit, "a turn limit") < 1:
             raise CortesRulesError(f"a turn limit is a whole number of at least 1, "
                                    f"not {turn_limit!r}")
+        setup = arguments.optional_name(setup, "a set-up")
+        if positions is not None:
+            positions = arguments.mapping_of_names(positions, "positions (piece -> place)")
         if setup is None and positions is None and self.setups and not self.opening_phases:
             raise CortesRulesError(
                 f"name a set-up (setup=...; set-ups: {', '.join(self.setups)}), or pass "
@@ -243,8 +282,12 @@ class Rulebook:
                 f"set-up stage, so the game would start with nothing on the map")
         placed = dict(self.setup_positions(setup)) if setup else {}
         placed.update(positions or {})
-        state = GameState(self._machine, seed=seed, positions=placed, turn_limit=turn_limit)
-        state.origin = ("setup", setup, None if positions is None else placed)
+        state = GameState(self._machine, seed=seed, positions=placed, turn_limit=turn_limit,
+                          attributes=attributes)
+        # Checked by now: kept as given, for the record (a position block then).
+        kept = {o: dict(v) for o, v in attributes.items()} if attributes else None
+        state.origin = ("setup", setup, None if positions is None and kept is None else placed,
+                        kept)
         return state
 
     def position(self, text: str) -> GameState:
@@ -344,7 +387,12 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
     Raises:
         RulesSyntaxError, RulesCheckError: the rules are broken; every
             diagnostic gives file:line:column, the line, a caret and the rule.
+        UnknownNameError: no shipped rulebook of that name and no such path, or
+            an unknown option, scenario, interpretation or reading.
+        ArgumentTypeError: an argument of the wrong type (``options=5``).
     """
+    _check_load_arguments(name_or_path, options, map, counters, setups, readings, scenario,
+                          backend, every_reading)
     replace = {k: v for k, v in (("map", map), ("counters", counters), ("setups", setups))
                if v is not None}
     built: list[tuple[ir.Program, Machine]] = []
@@ -366,11 +414,35 @@ def load(name_or_path: StrPath, *, options: str | Iterable[str] = (),
         return Rulebook._checked(program, warnings, machine)
 
 
+def _check_load_arguments(name_or_path: Any, options: Any, map: Any, counters: Any,
+                          setups: Any, readings: Any, scenario: Any, backend: Any,
+                          every_reading: Any) -> None:
+    """Refuse ``load``'s arguments of the wrong type before anything is read.
+
+    Raises:
+        ArgumentTypeError: the first argument of the wrong type.
+    """
+    arguments.path(name_or_path, "a rulebook (a shipped one's name, or a path)")
+    arguments.names(options, "options", "an option is a rule number or a preset name")
+    for what, given in (("map", map), ("counters", counters), ("setups", setups)):
+        if given is not None:
+            arguments.path(given, f"{what}=")
+    if readings is not None:
+        arguments.mapping_of_names(readings, "readings (interpretation -> reading)")
+    if scenario is not None and (isinstance(scenario, bool)
+                                 or not isinstance(scenario, (str, int))):
+        raise ArgumentTypeError(f"a scenario is named by a string or numbered by a whole "
+                                f"number, not {arguments.describe(scenario)}")
+    arguments.optional_name(backend, "a backend")
+    arguments.flag(every_reading, "every_reading")
+
+
 def backend(choice: str | None = None) -> str:
     """The core games run on when ``load`` is not told: ``"compiled"`` or ``"python"``.
 
     Raises:
         BackendError: ``CORTES_RULES_BACKEND`` (or ``choice``) names no backend,
             or asks for ``compiled`` and the extension cannot be imported.
+        ArgumentTypeError: ``choice`` is not a string.
     """
-    return select_backend(choice).name
+    return select_backend(arguments.optional_name(choice, "a backend")).name

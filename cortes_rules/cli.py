@@ -2,10 +2,13 @@
 
 - ``cortes-rules check [PATH ...]``: compile rulebooks (default: every shipped
   one) and print every diagnostic; exit 1 when any is an error.
-- ``cortes-rules rules [NAME]``: list the rule clauses of a rulebook.
+- ``cortes-rules rules [NAME]``: list the numbered rules of a rulebook, optional
+  ones included, then the clauses without a number (libraries' mechanisms,
+  the scenario), then the count every command gives (``text_index.count_text``).
 - ``cortes-rules rule NUMBER [--rulebook NAME]``: print one rule clause: its
   title, summary, the readings it depends on, formal statements as written, and the
-  core statements they are lowered to.
+  core statements they are lowered to; a section number (``8``) lists the
+  section; an unknown number names the nearest ones.
 - ``cortes-rules interpretations [RULEBOOK] [--json]``: list the
   interpretations registry: each entry's id, rules, what the text says, its
   readings, the default and why, and whether it is a load option today.
@@ -14,7 +17,8 @@
   its rules.
 - ``cortes-rules coverage [RULEBOOK] [--tests DIR]``: every numbered rule
   with its state (stated, summary only, definition/commentary), the clauses
-  that state it and the tests that cite it.
+  that state it and the tests that cite it; outside a checkout (an installed
+  rulebook) ``--tests`` is required.
 - ``cortes-rules selfplay --seed N [--options PRESET|RULES] [--max-turns K]
   [--setup NAME]``: play one game choosing uniformly among the legal actions
   and print its outcome, or that it was unfinished after K turns.
@@ -27,9 +31,9 @@
   (then the exit status is 1). The summary is the same whatever ran the games.
 - ``cortes-rules render -o FILE [--rulebook NAME] [--setup NAME] [--scenario X]
   [--options ...] [--deploy] [--seed N]``: draw the starting position (a
-  set-up, or the position after a set-up stage played at random) as an SVG
-  picture; ``render -o FILE --position POSITION [--to PLY]`` draws any
-  position (see ``why``).
+  set-up, or the position after a set-up stage played at random, the default
+  for a rulebook that names no set-ups) as an SVG picture; ``render -o FILE
+  --position POSITION [--to PLY]`` draws any position (see ``why``).
 - ``cortes-rules why POSITION ACTION [--to PLY] [--seed N]``: whether an
   action is legal in a position and, if not, the rules that forbid it. The
   position is a file, either a record (played to its end, or to ``--to PLY``
@@ -87,6 +91,11 @@
   own observation. Needs the ``serve`` extra (Starlette and uvicorn).
 - ``cortes-rules --version``.
 
+``rules``, ``rule``, ``interpretations`` and ``--help`` answer from the
+rulebook's text index (``cortes_rules.text_index``), kept in the load cache,
+without compiling the rulebook; this module imports the compiler and the
+engine only when a command needs them.
+
 Every command takes ``--rulebook NAME|PATH``. Bad input (an unknown
 rulebook or rule, a broken record) gives a one-line message on standard
 error and exit status 1; a bad command line gives exit status 2.
@@ -99,20 +108,30 @@ import json
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from fractions import Fraction
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import __version__
+from . import __version__, text_index
 from ._resources import data_dir
-from .api import Rulebook, load
-from .engine.actions import Action
-from .engine.machine import GameState
-from .dsl import ir, render
 from .errors import CortesRulesError, RulesError
-from .loader import compile_rulebook
-from .record import (book_of, default_rulebook, load_cached, parse_record, read_record, replay,
-                     rulebook_names, verify)
+from .rulebook_files import default_rulebook, shipped_games
+
+if TYPE_CHECKING:
+    from .api import Rulebook, load
+    from .dsl import ir
+    from .engine.actions import Action
+    from .engine.machine import GameState
+    from .loader import compile_rulebook
+    from .record import book_of, load_cached, parse_record, read_record, replay, verify
+else:   # imported on first use: the commands answered from the text index need none
+    from ._lazy import LazyModule, lazy_function
+
+    ir = LazyModule("cortes_rules.dsl.ir")
+    load = lazy_function("cortes_rules.api", "load")
+    compile_rulebook = lazy_function("cortes_rules.loader", "compile_rulebook")
+    book_of, load_cached, parse_record, read_record, replay, verify = (
+        lazy_function("cortes_rules.record", name) for name in (
+            "book_of", "load_cached", "parse_record", "read_record", "replay", "verify"))
 
 PROG = "cortes-rules"
 DESCRIPTION = ("Rulebooks of board games as numbered rule clauses: check them, read their "
@@ -162,7 +181,7 @@ def _compile(name: str | None) -> ir.Program:
 def _check(args: argparse.Namespace) -> int:
     status = 0
     targets = list(args.paths) + ([args.rulebook] if args.rulebook else [])
-    for target in targets or rulebook_names():
+    for target in targets or shipped_games():
         status |= _check_one(target, None)
     return status
 
@@ -176,7 +195,7 @@ def _part_of_a_rulebook(target: str) -> str | None:
     if not any(f.resolve() != path.resolve() for f in folder.glob("*.rules")):
         return None
     shipped = data_dir("rulebook").resolve()
-    if folder.parent == shipped and folder.name in rulebook_names():
+    if folder.parent == shipped and folder.name in shipped_games():
         return folder.name
     return str(path.parent)
 
@@ -205,173 +224,61 @@ def _check_one(target: str, scenario: str | None) -> int:
         return max(_check_one(target, name) for name, _ in book.scenarios)
     for diagnostic in book.warnings:
         print(diagnostic.render(), file=sys.stderr)
-    clauses = sum(1 for r in book.program.rules.values() if not r.mechanism)
-    print(f"{shown}: ok ({clauses} rules, {len(book.warnings)} warnings)")
+    size = text_index.program_count(book.program)
+    print(f"{shown}: ok ({size}; {len(book.warnings)} warnings)")
     return 0
 
 
+def _index(name: str | None) -> text_index.TextIndex:
+    """A rulebook's text index (``cortes_rules.text_index``); a broken rulebook is
+    reported in one line."""
+    target = name or default_rulebook()
+    try:
+        return text_index.text_index(target)
+    except RulesError:
+        _compile(target)   # a broken rulebook, in one line
+        raise
+
+
 def _rules(args: argparse.Namespace) -> int:
-    program = _compile(args.name)
-    for rule in program.rules.values():
-        if not rule.mechanism:
-            flag = " (optional)" if rule.optional else ""
-            print(f"{rule.number:>6}  {rule.title}{flag}")
-    for rule in program.rules.values():
+    index = _index(args.name)
+    numbered = index.numbered
+    for line in text_index.listing_lines(numbered):
+        print(line)
+    for rule in index.rules:
         if rule.mechanism and rule.kind == "scenario":
             print(f"scenario {rule.number.removeprefix('scenario:')}: {rule.title}")
         elif rule.mechanism:
             print(f"library {rule.number.removeprefix('lib:')}: {rule.title}")
+    print(f"{index.size()} (the libraries' mechanisms and scenarios above are clauses "
+          f"without a rule number)" if len(numbered) < len(index.rules) else index.size())
     return 0
 
 
-def clause_source(program: ir.Program, rule: ir.Rule) -> list[str]:
-    """The formal statements of a clause as its file writes them (summaries left out)."""
-    module = next((m for m in program.modules if m.path == rule.span.path), None)
-    if module is None:
-        return []
-    body: list[str] = []
-    depth = 0
-    for line in module.text.splitlines()[rule.span.line - 1:]:
-        code = _code(line)
-        start = 0 if depth > 0 else None
-        end = None
-        for i, char in enumerate(code):
-            if char == "{":
-                depth += 1
-                if depth == 1:
-                    start = i + 1
-            elif char == "}":
-                depth -= 1
-                if depth == 0:
-                    end = i
-                    break
-        if start is not None:
-            body.append(line[start:end] if end is not None else line[start:])
-        if end is not None:
-            break
-    kept = [ln.rstrip() for ln in body
-            if _code(ln).strip() and not _code(ln).strip().startswith(("summary ",
-                                                                       "interpretation "))
-            and _code(ln).strip() not in ("definition", "commentary")]
-    indent = min((len(ln) - len(ln.lstrip()) for ln in kept), default=0)
-    return [ln[indent:] for ln in kept]
-
-
-def _code(line: str) -> str:
-    """A line without its comment and with its strings blanked (braces in them ignored)."""
-    out = []
-    in_string = False
-    for char in line:
-        if char == '"':
-            in_string = not in_string
-            out.append(char)
-        elif in_string:
-            out.append(" ")
-        elif char == "#":
-            break
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def lowered(statement: ir.Statement) -> str:
-    """One core statement of a clause (after its forms are expanded) as text."""
-    try:
-        return render.statement(statement)
-    except (TypeError, AttributeError):
-        return _describe(statement)
-
-
-def _expr(node: ir.Expr) -> str | None:
-    """An expression's text, or None when the renderer cannot show it."""
-    try:
-        return render.expr(node)
-    except (TypeError, AttributeError):
-        pass
-    if isinstance(node, ir.StrLit):
-        return f'"{node.value}"'
-    if isinstance(node, ir.NoneLit):
-        return "none"
-    if isinstance(node, (ir.TupleLit, ir.ListLit)):
-        items = [_expr(i) for i in node.items]
-        if all(i is not None for i in items):
-            inner = ", ".join(i for i in items if i is not None)
-            return f"({inner})" if isinstance(node, ir.TupleLit) else f"[{inner}]"
-    if isinstance(node, ir.Cond):
-        parts = [_expr(node.test), _expr(node.then), _expr(node.otherwise)]
-        if all(p is not None for p in parts):
-            return "if {} then {} else {}".format(*parts)
-    return None
-
-
-def _describe(statement: ir.Statement) -> str:
-    if isinstance(statement, ir.Contribute):
-        value = _expr(statement.value)
-        text = f"contribute {statement.hook}" + (f" = {value}" if value else "")
-        if statement.when is not None:
-            when = _expr(statement.when)
-            text += f" when {when}" if when else " when (a condition)"
-        return text
-    if isinstance(statement, ir.FunctionDecl):
-        body = _expr(statement.body)
-        return f"function {statement.name}({', '.join(statement.params)})" + \
-            (f" = {body}" if body else "")
-    name = getattr(statement, "name", "")
-    kind = type(statement).__name__
-    return f"{kind} {name}".strip()
-
-
 def _rule(args: argparse.Namespace) -> int:
-    program = _compile(args.rulebook)
-    rule = program.rules.get(args.number) or program.rules.get(f"lib:{args.number}")
+    index = _index(args.rulebook)
+    rule = index.rule(args.number)
     if rule is None:
-        optional = {r.number for r in program.all_rules if r.optional}
-        hint = " (an optional rule: it is off unless switched on)" \
-            if args.number in optional else ""
-        if not hint:
-            from .dsl.scope import hint as nearest
-
-            hint = nearest(args.number, (r.number for r in program.all_rules
-                                         if not r.mechanism))
-        raise CortesRulesError(f"no rule {args.number} in this rulebook{hint}")
-    flag = (" (optional)" if rule.optional else "") + \
-        (f" ({rule.kind}: states no rule of play)" if rule.kind != "rule" else "")
-    print(f"{rule.number}  {rule.title}{flag}")
-    print(f"  {rule.span.path}:{rule.span.line}")
-    if rule.summary:
-        print(f"\nSummary: {rule.summary}")
-    for entry_id in rule.readings:
-        entry = program.interpretations.get(entry_id)
-        if entry is not None:
-            print(f"Depends on interpretation {entry_id} ({entry.title}): reading "
-                  f"{program.readings.get(entry_id)}")
-    naming = [e.id for e in program.interpretations.values() if rule.number in e.rules]
-    if naming:
-        print(f"Interpretations of this rule: {', '.join(naming)} "
-              f"(see '{PROG} interpretations')")
-    source = clause_source(program, rule)
-    if source:
-        print("\nFormal statements, as written:")
-        for line in source:
-            print(f"  {line}")
-    core = [st for st in rule.statements if not isinstance(st, ir.FormDecl)]
-    if core and not rule.mechanism:
-        print("\nLowered onto the core:")
-        for statement in core:
-            print(f"  {lowered(statement)}")
+        section = index.section(args.number)
+        if not section:
+            raise index.unknown(args.number)
+        on = sum(1 for r in section if r.in_play)
+        print(f"Section {section[0].section}: {text_index.count_text(len(section), on)} "
+              f"({section[0].number}-{section[-1].number})")
+        for line in text_index.listing_lines(section):
+            print(line)
+        return 0
+    for line in text_index.rule_lines(index, rule):
+        print(line)
     return 0
 
 
 def _interpretations(args: argparse.Namespace) -> int:
-    import json
-
-    from . import registry
-
-    book = load(args.rulebook or default_rulebook())
+    index = _index(args.rulebook)
     if args.json:
-        print(json.dumps(registry.records(book), indent=2, ensure_ascii=False))
+        print(json.dumps(list(index.interpretations), indent=2, ensure_ascii=False))
     else:
-        print(registry.text(book))
+        print(index.interpretations_text)
     return 0
 
 
@@ -382,10 +289,17 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _coverage(args: argparse.Namespace) -> int:
-    from .coverage import coverage
+    from .coverage import coverage, default_tests_dir
+    from .rulebook_files import resolve
 
+    target = args.rulebook or default_rulebook()
+    if args.tests is None and default_tests_dir(resolve(target)) is None:
+        raise CortesRulesError(
+            f"coverage lists the tests that cite each rule, read from tests/ of the checkout "
+            f"the rulebook is in, and {target} is not in a checkout (it is at "
+            f"{resolve(target)}): give the tests folder with --tests PATH")
     try:
-        report = coverage(args.rulebook or default_rulebook(), tests=args.tests)
+        report = coverage(target, tests=args.tests)
     except RulesError:
         _compile(args.rulebook)   # reports the broken rulebook in one line
         raise
@@ -474,13 +388,19 @@ def _render(args: argparse.Namespace) -> int:
     setup = args.setup
     if setup is None and book.setups and not args.deploy:
         setup = "historical" if "historical" in book.setups else book.setups[0]
+    # A rulebook without named set-ups (its scenarios deploy in a set-up stage) is drawn
+    # after that stage, so that the picture shows its pieces.
+    deploy = args.deploy or (setup is None and not book.setups and bool(book.opening_phases))
     state = book.new_game(seed=seed, setup=setup)
-    if args.deploy:
+    if deploy:
         _play_opening(state, book.opening_phases, seed)
     text = render_svg(state)
     with open(args.output, "w", encoding="utf-8") as out:
         out.write(text)
     shown = f"set-up {setup}" if setup else f"turn {state.turn}, {state.phase_label}"
+    if deploy and not args.deploy:
+        shown += (f", after the set-up stage played with random legal choices, seed {seed}; "
+                  f"--position {START} draws the board before it")
     print(f"{args.output}: {len(state.positions())} pieces placed ({shown})")
     return 0
 
@@ -685,6 +605,8 @@ def _shown(value: Any) -> str:
     """A value of the rules language as the command prints it."""
     from .engine.compile import format_value
 
+    from fractions import Fraction
+
     if isinstance(value, Fraction):
         return f"{value} ({float(value):.2%})"
     if isinstance(value, (tuple, list)):
@@ -723,6 +645,8 @@ def _print_value(value: Any, indent: str = "") -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             print(f"{indent}{_shown(key)}: {_shown(item)}")
+        from fractions import Fraction
+
         total = sum(value.values()) if all(isinstance(v, Fraction) for v in value.values()) \
             else None
         if total is not None and value:
@@ -761,31 +685,45 @@ def _add_what_if_commands(parser: argparse.ArgumentParser, argv: Sequence[str]) 
     find.add_argument("--rulebook", default=None)
     named = find.parse_known_args(list(argv))[0].rulebook
     try:
-        book = load(named or default_rulebook())
+        index = text_index.text_index(named or default_rulebook())
     except CortesRulesError:
         if named is None:
             return          # the usual error for an unknown command
         _compile(named)     # why the rulebook named cannot be loaded, in one line
         raise
-    offered = {name: decl for name, decl in _what_if_commands(book).items()
-               if name not in commands.choices and not {"rulebook", "help"} & set(decl.params)
-               and (word is None or name == word)}
-    given = _what_if_given(book) if offered else ()
-    for name, decl in offered.items():
-        command = commands.add_parser(
-            name, help=f"what-if question of {book.name}: {decl.name}({', '.join(decl.params)}) "
-            f"[{decl.rule}]", description=f"Ask {decl.name} of {book.name} [{decl.rule}]: "
-            f"the positional values bind {', '.join(given) or 'nothing'}, the options "
-            f"the function's parameters (0 when left out).")
-        for index, variable in enumerate(given):
-            command.add_argument(f"given_{index}", metavar=variable.upper(), type=_word_value,
-                                 help=f"the value of {variable}: a whole number or an id")
-        for index, param in enumerate(decl.params):
-            command.add_argument(f"--{param}", dest=f"param_{index}", type=_word_value,
-                                 default=0, metavar="VALUE",
-                                 help=f"the parameter {param} of {decl.name} (default 0)")
-        command.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
-        command.set_defaults(run=_what_if, what_if=(book, decl, given))
+    listed = [w for w in index.what_ifs if w.command not in commands.choices
+              and not {"rulebook", "help"} & set(w.params) and (word is None or w.command == word)]
+    if word is None:        # the help lists them, from the text index: no load
+        for what_if in listed:
+            commands.add_parser(what_if.command, help=_what_if_help(index.name, what_if))
+        return
+    if listed:
+        _add_what_if_command(commands, load(named or default_rulebook()), listed[0])
+
+
+def _what_if_help(rulebook: str, what_if: text_index.WhatIf) -> str:
+    return (f"what-if question of {rulebook}: {what_if.function}({', '.join(what_if.params)}) "
+            f"[{what_if.rule}]")
+
+
+def _add_what_if_command(commands: Any, book: Rulebook, what_if: text_index.WhatIf) -> None:
+    """The command of one what-if function of a loaded rulebook, with its arguments."""
+    decl = _what_if_commands(book)[what_if.command]
+    given = _what_if_given(book)
+    command = commands.add_parser(
+        what_if.command, help=_what_if_help(book.name, what_if),
+        description=f"Ask {decl.name} of {book.name} [{decl.rule}]: the positional values "
+        f"bind {', '.join(given) or 'nothing'}, the options the function's parameters (0 "
+        f"when left out).")
+    for index, variable in enumerate(given):
+        command.add_argument(f"given_{index}", metavar=variable.upper(), type=_word_value,
+                             help=f"the value of {variable}: a whole number or an id")
+    for index, param in enumerate(decl.params):
+        command.add_argument(f"--{param}", dest=f"param_{index}", type=_word_value,
+                             default=0, metavar="VALUE",
+                             help=f"the parameter {param} of {decl.name} (default 0)")
+    command.add_argument("--rulebook", default=None, help="a rulebook name, folder or file")
+    command.set_defaults(run=_what_if, what_if=(book, decl, given))
 
 
 def _word_value(text: str) -> Any:
@@ -910,7 +848,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--rulebook", default=None,
                        help="a rulebook name, folder or file (as a path)")
     check.set_defaults(run=_check)
-    rules = commands.add_parser("rules", help="list a rulebook's rule clauses")
+    rules = commands.add_parser("rules", help="list a rulebook's numbered rules and its "
+                                "other clauses")
     rules.add_argument("name", nargs="?", default=None, help="a rulebook name, folder or file")
     _rulebook_option(rules, "name")
     rules.set_defaults(run=_rules)
@@ -934,8 +873,9 @@ def build_parser() -> argparse.ArgumentParser:
     cover.add_argument("rulebook", nargs="?", default=None,
                        help="a rulebook name, folder or file")
     _rulebook_option(cover, "rulebook")
-    cover.add_argument("--tests", default=None, help="the tests folder to scan (default: "
-                       "tests/ of the checkout the rulebook is in)")
+    cover.add_argument("--tests", default=None, metavar="PATH", help="the tests folder to "
+                       "scan (default: tests/ of the checkout the rulebook is in; required "
+                       "for a rulebook outside a checkout, as an installed one is)")
     cover.set_defaults(run=_coverage)
     play = commands.add_parser("selfplay", help="play games with random legal choices and "
                                "print the outcome, or a summary of many games")
@@ -992,7 +932,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "scenario's option); may be repeated")
     draw.add_argument("--deploy", action="store_true",
                       help="play the rulebook's set-up stage with random legal choices and "
-                      "draw the position after it (without --setup)")
+                      "draw the position after it (without --setup; the default for a "
+                      "rulebook that names no set-ups)")
     draw.add_argument("--seed", type=int, default=None,
                       help="seeds the game and the choices of --deploy (default: a record's "
                       "own, or 0)")

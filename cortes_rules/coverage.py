@@ -74,9 +74,9 @@ class Coverage:
         c = self.counts()
         where = f"{display_path(self.tests_dir)}/" if self.tests_dir is not None \
             else "no tests folder"
-        yield (f"{c['rules']} numbered rules: {c[STATED]} stated, {c[SUMMARY_ONLY]} summary "
-               f"only, {c[DEFINITION]} definition/commentary; {c['tested']} cited by tests, "
-               f"{c['untested']} by none (tests: {where})")
+        yield (f"{c['rules']} numbered rules, optional ones included: {c[STATED]} stated, "
+               f"{c[SUMMARY_ONLY]} summary only, {c[DEFINITION]} definition/commentary; "
+               f"{c['tested']} cited by tests, {c['untested']} by none (tests: {where})")
 
 
 def state_of(rule: ir.Rule) -> str:

@@ -16,7 +16,8 @@ from .api import Rulebook
 from .dsl import ir
 from .engine.machine import GameState
 from .errors import CortesRulesError, RecordError
-from .record import load_cached, parse_record, play, rulebook_names, start
+from .record import load_cached, parse_record, play, shipped_games, start
+from .text_index import program_count
 
 DEMO_FILE = "demo.record"
 _PLAYOUT_LIMIT = 10_000
@@ -26,7 +27,7 @@ _PLAYOUT_LIMIT = 10_000
 def demo_rulebooks() -> list[str]:
     """The shipped rulebooks that hold a demonstration record."""
     root = data_dir("rulebook")
-    return [name for name in rulebook_names() if (root / name / DEMO_FILE).is_file()]
+    return [name for name in shipped_games() if (root / name / DEMO_FILE).is_file()]
 
 
 def run_demo(*, seed: int | None = None, out: TextIO, rulebook: str | None = None) -> int:
@@ -59,13 +60,12 @@ def run_demo(*, seed: int | None = None, out: TextIO, rulebook: str | None = Non
     state = start(record, book, seed=seed)
     write = out.write
     program = book.program
-    clauses = [r for r in program.rules.values() if not r.mechanism]
     write(f"{book.title}\n")
     libraries = program.game.uses if program.game is not None else ()
     using = f", on the librar{'y' if len(libraries) == 1 else 'ies'} " \
             f"{', '.join(libraries)}" if libraries else ""
     write(f"Demonstration: set-up {record.setup!r}, seed {state.seed}, "
-          f"{len(clauses)} rule clauses loaded{using}.\n")
+          f"{program_count(program)}{using}.\n")
     for note in program.game.notes if program.game is not None else ():
         write(f"Note: {note}\n")
     write("\nPieces:\n")

@@ -7,7 +7,13 @@ illegal move from a bad record:
 - ``RulesCheckError``: a rules file parses but the checker found
   problems (every diagnostic is reported at once).
 - ``IllegalActionError``: an action is not legal in a state; it names
-  the rules that forbid it.
+  the rules that forbid it. Also a ``ValueError``, as python-chess's
+  ``IllegalMoveError`` is.
+- ``UnknownNameError``: a name the rulebook does not hold (a set-up, a
+  player, a piece, a place, a rule, a value, an attribute, an
+  interpretation, a scenario). Also a ``LookupError``.
+- ``ArgumentTypeError``: an argument of the public API is of the wrong
+  type (a list where a player's name goes). Also a ``TypeError``.
 - ``StartError``: a game's starting position breaks a rule.
 - ``NotationError``: an action's text form does not parse.
 - ``RecordError``: a saved game record is bad; it names the line.
@@ -45,8 +51,11 @@ class RulesCheckError(RulesError):
     """The checker rejected the rules: unknown names, type errors, duplicates..."""
 
 
-class IllegalActionError(CortesRulesError):
+class IllegalActionError(CortesRulesError, ValueError):
     """An action was applied in a state where it is not legal.
+
+    A ``ValueError`` too: the action is a value the state does not accept
+    (python-chess raises its ``IllegalMoveError``, a ``ValueError``, the same way).
 
     Attributes:
         action: the rejected action.
@@ -86,6 +95,31 @@ class StartError(CortesRulesError):
 
 class NotationError(CortesRulesError, ValueError):
     """The text form of an action (or a hex id, a unit id) does not parse."""
+
+
+class UnknownNameError(CortesRulesError, LookupError):
+    """A name the rulebook does not hold: a set-up, a player, a piece, a place, a
+    rule, a value, an attribute, an interpretation or a scenario.
+
+    A ``LookupError`` too, as a missing key of a mapping is. The message names
+    what was asked for and, where it helps, the names the rulebook does hold.
+    """
+
+
+class UnknownIdError(UnknownNameError, NotationError):
+    """A piece or place id the rulebook does not hold.
+
+    Both an ``UnknownNameError`` (a name looked up and not found) and a
+    ``NotationError`` (an action or a position naming it does not read).
+    """
+
+
+class ArgumentTypeError(CortesRulesError, TypeError):
+    """An argument of the public API is of the wrong type (a list where a player's
+    name goes, a number where an expression's text goes); nothing was changed.
+
+    A ``TypeError`` too, as Python's own functions raise for such a call.
+    """
 
 
 class RecordError(CortesRulesError):

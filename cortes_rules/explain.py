@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .engine.actions import Action
-from .errors import CortesRulesError, IllegalActionError
+from . import arguments
+from .errors import CortesRulesError, IllegalActionError, UnknownIdError, UnknownNameError
 
 if TYPE_CHECKING:
     from .engine.log import LogEntry
@@ -343,11 +344,11 @@ def _actions(question: Any) -> list[Any]:
 
 def _check_view(state: GameState, player: str) -> None:
     world = state.machine.world
-    viewer = world.player.get(player)
+    viewer = world.player.get(arguments.name(player, "a player"))
     if viewer is None:
         from .engine.action_space import _nearest
 
-        raise CortesRulesError(f"no player {player!r}{_nearest(player, world.player)}")
+        raise UnknownNameError(f"no player {player!r}{_nearest(player, world.player)}")
     if any(state.hidden_from(piece, viewer) for piece in world.pieces):
         raise CortesRulesError(
             f"pieces are hidden from {player} here, and an exact answer would tell what "
@@ -592,10 +593,10 @@ def reach(state: GameState, piece: str, destination: str, *, kind: str | None = 
             ``MAX_REACH_POSITIONS`` positions.
     """
     world = state.machine.world
-    if destination not in world.place:
+    if arguments.name(destination, "a place") not in world.place:
         from .engine.action_space import _nearest
 
-        raise CortesRulesError(f"no place {destination!r}{_nearest(destination, world.place)}")
+        raise UnknownIdError(f"no place {destination!r}{_nearest(destination, world.place)}")
     search = _Search(state, piece, kind, cost, player)
     found = search.run(destination)
     if found is not None:
@@ -671,8 +672,10 @@ class _Search:
         from .engine.action_space import _nearest
 
         world = state.machine.world
-        if piece not in world.piece:
-            raise CortesRulesError(f"no piece {piece!r}{_nearest(piece, world.piece)}")
+        arguments.optional_name(kind, "an action kind")
+        arguments.optional_name(cost, "a cost attribute")
+        if arguments.name(piece, "a piece") not in world.piece:
+            raise UnknownIdError(f"no piece {piece!r}{_nearest(piece, world.piece)}")
         if player is not None:
             _check_view(state, player)
         self.state, self.piece, self.cost, self.player = state, piece, cost, player

@@ -9,182 +9,32 @@ given: its blocks then stand in for the folder's own.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import attrs
 
 from . import load_cache
-from ._resources import data_dir
 from .dsl import ir
 from .dsl.check import check, errors_only, map_guards, reading_uses
 from .dsl.diagnostics import Diagnostic
 from .dsl.forms import expand_modules
 from .dsl.lower import lower, registry
 from .dsl.parse import parse_text
-from .errors import CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError
+from .engine import collector
+from .errors import (CortesRulesError, RulesCheckError, RulesError, RulesSyntaxError,
+                     UnknownNameError)
 from .rule_numbers import is_rule_number, rule_key, to_roman
+from .rulebook_files import (MAX_RULES_FILE_BYTES, StrPath, display_path, library_path,
+                             read_rules_file, resolve, rule_files, rulebook_sources,
+                             shipped_games, shipped_rulebooks)
 
-StrPath = str | os.PathLike[str]
-
-# The largest rules file read, in bytes: far above any real rulebook file (the
-# shipped ones are under 16 KiB), low enough that a wrong path given by
-# mistake (a log, a device) is refused before it is read.
-MAX_RULES_FILE_BYTES = 4 * 1024 * 1024
-
-
-def shipped_rulebooks() -> list[str]:
-    """Names of the rulebooks installed with the package."""
-    root = data_dir("rulebook")
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.rules")))
-
-
-def resolve(name_or_path: StrPath) -> Path:
-    """A shipped rulebook's folder by name, or the given path.
-
-    A bare name (no path separator) that names a shipped rulebook wins over
-    a folder of that name in the working directory: write ``./cortes`` for
-    the folder.
-
-    Raises:
-        CortesRulesError: neither a shipped rulebook nor a path that exists.
-    """
-    try:
-        text = os.fspath(name_or_path)
-    except TypeError:
-        raise CortesRulesError(f"a rulebook is named by a string or a path, not "
-                               f"{name_or_path!r}") from None
-    if not isinstance(text, str):
-        raise CortesRulesError(f"a rulebook is named by a string or a path, not {text!r}")
-    if isinstance(name_or_path, str) and "/" not in text and "\\" not in text:
-        candidate = data_dir("rulebook") / text
-        if _is_folder(candidate) and any(candidate.glob("*.rules")):
-            return candidate
-    path = Path(text)
-    try:
-        os.stat(path)
-    except FileNotFoundError:
-        pass
-    except (OSError, ValueError) as error:
-        raise CortesRulesError(f"{_shown(path)}: {_reason(error)}") from None
-    else:
-        return path
-    known = ", ".join(shipped_rulebooks())
-    raise CortesRulesError(f"no rulebook '{_shown(text)}': not a path, and not one of "
-                           f"the shipped rulebooks ({known})")
-
-
-def rule_files(path: Path) -> list[Path]:
-    """The rules files of a rulebook folder (or the single file given).
-
-    Raises:
-        CortesRulesError: the path cannot be read, or a folder holds no rules files.
-    """
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError) as error:
-        raise CortesRulesError(f"{_shown(path)}: {_reason(error)}") from None
-    if not stat.S_ISDIR(info.st_mode):
-        return [path]  # read_rules_file refuses anything but a regular file
-    files = sorted(path.glob("*.rules"))
-    if not files:
-        raise CortesRulesError(f"{_shown(path)}: no *.rules files in this folder")
-    return files
-
-
-def read_rules_file(path: Path) -> str:
-    """The text of one rules file, read safely.
-
-    Only a regular file is read (not a folder, a FIFO or a device), at most
-    ``MAX_RULES_FILE_BYTES`` of it, and it must be UTF-8.
-
-    Raises:
-        CortesRulesError: the file cannot be read, is not a regular file, is
-            too large, or is not UTF-8 text; the message names the file.
-    """
-    shown = display_path(path)
-    try:
-        info = os.stat(path)
-        _require_regular(shown, info)
-        # O_NONBLOCK: should the file be swapped for a FIFO after the check,
-        # opening it still cannot block.
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-        descriptor = os.open(path, flags)
-        with open(descriptor, "rb") as stream:
-            _require_regular(shown, os.fstat(stream.fileno()))
-            data = stream.read(MAX_RULES_FILE_BYTES + 1)
-    except (OSError, ValueError) as error:
-        raise CortesRulesError(f"{shown}: cannot read this rules file: {_reason(error)}") from None
-    if len(data) > MAX_RULES_FILE_BYTES:
-        raise CortesRulesError(f"{shown}: a rules file may hold at most "
-                               f"{MAX_RULES_FILE_BYTES} bytes; this one is larger")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        before = data[:error.start]
-        line = before.count(b"\n") + 1
-        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
-        raise CortesRulesError(f"{shown}:{line}:{column}: not UTF-8 text (byte "
-                               f"0x{data[error.start]:02x}); save the file as UTF-8") from None
-
-
-def _require_regular(shown: str, info: os.stat_result) -> None:
-    if stat.S_ISREG(info.st_mode):
-        return
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-             (stat.S_ISSOCK, "a socket"))
-    what = next((name for test, name in kinds if test(info.st_mode)), "not a regular file")
-    raise CortesRulesError(f"{shown}: {what}, so it cannot be read as a rules file")
-
-
-def _is_folder(path: Path) -> bool:
-    """Whether a path is a folder (False when it cannot be looked at)."""
-    try:
-        return stat.S_ISDIR(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
-def _reason(error: Exception) -> str:
-    """An OS error's reason without repeating the (possibly very long) file name."""
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror[0].lower() + error.strerror[1:]
-    return str(error)
-
-
-def _printable(path: StrPath) -> str:
-    """A path with unprintable characters (a newline, an undecodable byte) escaped."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in os.fspath(path))
-
-
-def _shown(path: StrPath) -> str:
-    """A path for a one-line message: printable, and shortened in the middle when very long."""
-    text = _printable(path)
-    return text if len(text) <= 120 else f"{text[:60]}...{text[-40:]}"
-
-
-def display_path(path: Path) -> str:
-    """A path as diagnostics show it: relative to the working folder when inside it."""
-    try:
-        return _printable(path.resolve().relative_to(Path.cwd().resolve()))
-    except (OSError, RuntimeError, ValueError):  # outside, a symlink loop, a bad name
-        return _printable(path)
-
+__all__ = ["MAX_RULES_FILE_BYTES", "check_path", "compile_rulebook", "display_path",
+           "library_path", "parse_files", "read_rules_file", "resolve", "resolve_options",
+           "rule_files", "select_scenario", "shipped_games", "shipped_rulebooks"]
 
 _USE = re.compile(r"^[ \t]*use[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:#.*)?$", re.MULTILINE)
-
-
-def library_path(name: str) -> Path:
-    """A library of mechanisms shipped in ``rulebook/lib/``."""
-    path = data_dir("rulebook") / "lib" / f"{name}.rules"
-    if not path.is_file():
-        known = sorted(p.stem for p in (data_dir("rulebook") / "lib").glob("*.rules"))
-        raise CortesRulesError(f"no library {name!r} (libraries: {', '.join(known) or 'none'})")
-    return path
 
 
 def parse_files(files: Iterable[Path]) -> list[ir.Module]:
@@ -265,29 +115,31 @@ def compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str] = ()
         RulesCheckError: the checker found errors (all are reported).
 
     A successful result is kept in the load cache (``cortes_rules.load_cache``),
-    keyed by the files read, these arguments and the package's code.
+    keyed by the names and contents of the files read, these arguments and
+    the package's code.
     """
     if not isinstance(options, str):
         options = tuple(options)
-    arguments = (os.fspath(name_or_path) if isinstance(name_or_path, (str, os.PathLike))
-                 else repr(name_or_path), options, sorted((replace or {}).items()),
-                 sorted((readings or {}).items()), scenario, every_reading,
+    # Where the files are is not part of the key (their names and contents are):
+    # a rulebook named or given by any path, from any working folder, is one entry.
+    arguments = (options, sorted(replace or {}), sorted((readings or {}).items()), scenario,
+                 every_reading,
                  None if verify is None else (getattr(verify, "__module__", None),
                                               getattr(verify, "__qualname__", repr(verify))))
 
-    def files() -> list[Path]:
-        read = rule_files(resolve(name_or_path))
-        read += sorted((data_dir("rulebook") / "lib").glob("*.rules"))
-        for path in (replace or {}).values():
-            read += rule_files(Path(path))
-        return read
+    def files() -> list[tuple[str, Path]]:
+        return rulebook_sources(name_or_path, replace)
 
     def make() -> tuple[ir.Program, list[Diagnostic]]:
-        made = _compile_rulebook(name_or_path, options=options, replace=replace,
-                                 readings=readings, scenario=scenario,
-                                 every_reading=every_reading)
-        if verify is not None:
-            verify(made[0])
+        # The cyclic collector would walk the whole growing IR again and again:
+        # held off, the time a load takes grows in step with the text's size
+        # (engine/collector.py).
+        with collector.paused():
+            made = _compile_rulebook(name_or_path, options=options, replace=replace,
+                                     readings=readings, scenario=scenario,
+                                     every_reading=every_reading)
+            if verify is not None:
+                verify(made[0])
         return made
 
     return load_cache.cached(files, arguments, make)
@@ -328,7 +180,9 @@ def _compile_rulebook(name_or_path: StrPath, *, options: str | Iterable[str],
     # Check every rule, switched on or not, so a broken optional rule is found
     # before anyone switches it on; when asked, every other reading too.
     everything = lower(modules, optional, chosen) if optional - set(wanted) else program
-    diagnostics = check(everything)
+    # A comment naming an entry the registry lacks changes no play: a load warns,
+    # a check of every reading (cortes-rules check) refuses it.
+    diagnostics = check(everything, "error" if every_reading else "warning")
     if everything is not program:
         # A clause that is always on may not lean on a rule switched off.
         diagnostics += [d for d in check(program) if d.severity == "error"]
@@ -399,7 +253,7 @@ def _find_scenario(blocks: list[ir.ScenarioBlock], wanted: str | int) -> ir.Scen
         if block.name.lower() == text.lower():
             return block
     known = ", ".join(b.name for b in blocks)
-    raise CortesRulesError(f"no scenario {wanted!r} in this rulebook (scenarios: {known})")
+    raise UnknownNameError(f"no scenario {wanted!r} in this rulebook (scenarios: {known})")
 
 
 def _chosen_readings(modules: Iterable[ir.Module], readings: Mapping[str, str] | None
@@ -420,11 +274,11 @@ def _chosen_readings(modules: Iterable[ir.Module], readings: Mapping[str, str] |
         entry = entries.get(entry_id) if isinstance(entry_id, str) else None
         if entry is None:
             known = ", ".join(entries) or "none"
-            raise CortesRulesError(f"no interpretation {entry_id!r} in this rulebook "
+            raise UnknownNameError(f"no interpretation {entry_id!r} in this rulebook "
                                    f"(interpretations: {known})")
         names = [r.name for r in entry.readings]
         if not isinstance(reading, str) or reading not in names:
-            raise CortesRulesError(f"interpretation {entry_id} has no reading {reading!r} "
+            raise UnknownNameError(f"interpretation {entry_id} has no reading {reading!r} "
                                    f"(readings: {', '.join(names)})")
     return dict(readings)
 
@@ -487,7 +341,7 @@ def resolve_options(modules: Iterable[ir.Module], options: str | Iterable[str]) 
             f"no preset {', '.join(names)}" if names else "") if part)
         known = ", ".join(sorted(optional, key=rule_key)) or "none"
         named = ", ".join(presets) or "none"
-        raise CortesRulesError(f"{what} (optional rules: {known}; presets: {named}; "
+        raise UnknownNameError(f"{what} (optional rules: {known}; presets: {named}; "
                                f"or 'all')")
     return sorted(wanted, key=rule_key)
 

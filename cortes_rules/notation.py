@@ -80,6 +80,7 @@ from .dsl import ir
 from .engine.compile import NamedText
 from .engine.machine import GameState, Machine, Outcome, tick
 from .engine.procedures import _PAUSES, PHASE, OptionSpec, Proc
+from .engine.typed import fits
 from .errors import CortesRulesError, NotationError
 from .rule_numbers import rule_key
 
@@ -525,22 +526,6 @@ def _lookup(table: Mapping[str, Any], key: str, kind: str) -> Any:
     return found
 
 
-def _fits(value: Any, type_ref: ir.TypeRef | None) -> bool:
-    """Whether a value is of the kind a declaration gives (ints may be fractions, and
-    any collection stands for a list or a set)."""
-    name = type_ref.name if type_ref is not None else None
-    if name == "int":
-        return type(value) in (int, Fraction)
-    if name == "bool":
-        return type(value) is bool
-    things = {"piece": Piece, "place": Place, "player": Player}
-    if name in things:
-        return value is None or isinstance(value, things[name])
-    if name in ("list", "set"):   # the language's collections stand for one another
-        return isinstance(value, (tuple, list, frozenset))
-    return True
-
-
 class _Reader:
     """Reads a position into a new state of one rulebook."""
 
@@ -751,7 +736,7 @@ class _Reader:
         line.expect("=", f"after {name}")
         value = line.value()
         type_ref = self.ctx.types.get((owner, name))
-        if not _fits(value, type_ref):
+        if not fits(value, type_ref):
             kind = type_ref.name if type_ref is not None else "?"
             raise _Error(f"{who}.{name} is declared {kind}, not {_value_or_repr(value, self.ctx)}")
         key = (owner + "." + name, index)
@@ -790,7 +775,7 @@ class _Reader:
         line.expect("=", f"after {name}")
         value = line.value()
         type_ref = self.ctx.types.get(("value", name))
-        if not _fits(value, type_ref):
+        if not fits(value, type_ref):
             kind = type_ref.name if type_ref is not None else "?"
             raise _Error(f"the value {name} is declared {kind}, not "
                          f"{_value_or_repr(value, self.ctx)}")

@@ -49,51 +49,24 @@ from pathlib import Path
 
 import attrs
 
-from ._resources import data_dir
 from .api import Rulebook, load
 from .dsl import ir
 from .engine.actions import Action
 from .engine.machine import GameState
-from .errors import CortesRulesError, IllegalActionError, NotationError, RecordError
-from .loader import shipped_rulebooks
+from . import arguments
+from .errors import (ArgumentTypeError, CortesRulesError, IllegalActionError, NotationError,
+                     RecordError, UnknownNameError)
+from .rulebook_files import default_rulebook, shipped_games
 from .rule_numbers import rule_key
 from .record_text import (MAGIC, VERSION, VIEW, Entry, Record, lines_of, notation_line, options_of,
                           read_body, split)
 
 __all__ = ["MAGIC", "VERSION", "Entry", "Failure", "Record", "Verification", "apply_recorded",
-           "format_record",
+           "default_rulebook", "format_record", "shipped_games",
            "parse_record", "read_record", "record_of", "replay", "rulebook_digest", "verify"]
 
-LIBRARY_FOLDER = "lib"
-"""The folder of ``rulebook/`` that holds libraries of mechanisms, not a rulebook."""
 DIGEST_DIGITS = 16
 """How many hexadecimal digits of the rulebook's SHA-256 a record keeps."""
-
-
-def rulebook_names() -> list[str]:
-    """The rulebooks shipped with the package, by name (libraries left out)."""
-    return [name for name in shipped_rulebooks() if name != LIBRARY_FOLDER]
-
-
-def default_rulebook() -> str:
-    """The rulebook a record or a command means when it names none.
-
-    It is the one the file ``DEFAULT`` of the shipped rulebooks' folder names
-    (data, so that no game is named in the code), or else the only shipped one.
-
-    Raises:
-        CortesRulesError: several rulebooks are shipped and none is the default
-            (or none is shipped), so one must be named.
-    """
-    names = rulebook_names()
-    marker = data_dir("rulebook") / "DEFAULT"
-    if marker.is_file():
-        named = marker.read_text(encoding="utf-8").strip()
-        if named in names:
-            return named
-    if len(names) != 1:
-        raise CortesRulesError(f"name a rulebook (shipped: {', '.join(names) or 'none'})")
-    return names[0]
 
 
 @functools.lru_cache(maxsize=8)
@@ -161,6 +134,11 @@ def parse_record(text: str, path: str = "<record>", book: Rulebook | None = None
         RecordError: a header or an action line is malformed, or an action
             is not one the rulebook declares (names the file and line).
     """
+    arguments.text(text, "a record")
+    arguments.text(path, "a record's name")
+    _check_book(book)
+    if rulebook is not None:
+        arguments.path(rulebook, "a rulebook")
     headers, body = split(text, path)
     name_line, name = headers.values.get("rulebook", (1, ""))
     options = options_of(headers.word("options"))
@@ -207,6 +185,7 @@ def read_record(path: str | Path, book: Rulebook | None = None, *,
     Raises:
         RecordError: the file cannot be read, or its text is not a record.
     """
+    arguments.path(path, "a record file")
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeError) as error:
@@ -236,7 +215,7 @@ def _blame(values: Mapping[str, tuple[int, str]], readings: list[tuple[int, str,
 def mismatches(record: Record, book: Rulebook) -> tuple[str, ...]:
     """How a rulebook differs from the one a record was written with (empty: not at all)."""
     found: list[str] = []
-    if record.rulebook in rulebook_names() and record.rulebook != book.name:
+    if record.rulebook in shipped_games() and record.rulebook != book.name:
         found.append(f"the record is of the rulebook {record.rulebook}, the rulebook given "
                      f"is {book.name}")
     if record.digest is not None and record.digest != rulebook_digest(book):
@@ -283,6 +262,10 @@ def start(record: Record, book: Rulebook | None = None, *,
         RecordError: the rulebook, set-up, position or turn limit is unusable
             (names the line).
     """
+    _check_record(record)
+    _check_book(book)
+    if seed is not None:
+        arguments.whole(seed, "a seed")
     book = book if book is not None else book_of(record)
     if record.position is not None:
         line = record.line_of("position")
@@ -363,6 +346,9 @@ def replay(record: Record, book: Rulebook | None = None, *,
             and the rules that forbid it).
         CortesRulesError: ``to_ply`` is not a ply of the record.
     """
+    _check_record(record)
+    if to_ply is not None:
+        arguments.whole(to_ply, "a ply")
     plies = _plies(record, to_ply)
     state = start(record, book, seed=seed)
     for number, action in plies:
@@ -453,6 +439,23 @@ def verify(record: Record, book: Rulebook | None = None, *,
                         record.warnings, state)
 
 
+def _check_record(record: object) -> None:
+    if not isinstance(record, Record):
+        raise ArgumentTypeError(f"a record is a Record (parse_record, read_record), not "
+                                f"{arguments.describe(record)}")
+
+
+def _check_book(book: object) -> None:
+    if book is not None and not isinstance(book, Rulebook):
+        raise ArgumentTypeError(f"a rulebook is a Rulebook (cortes_rules.load), not "
+                                f"{arguments.describe(book)}")
+
+
+def _check_state(state: object) -> None:
+    if not isinstance(state, GameState):
+        raise ArgumentTypeError(f"a game is a GameState, not {arguments.describe(state)}")
+
+
 # ============================================================ writing
 
 def record_of(state: GameState, *, rulebook: str | None = None, setup: str | None = None,
@@ -464,6 +467,9 @@ def record_of(state: GameState, *, rulebook: str | None = None, setup: str | Non
     written as a ``position`` block), and names the rulebook with its
     digest, options, readings and scenario.
     """
+    _check_state(state)
+    arguments.optional_name(rulebook, "a rulebook")
+    arguments.optional_name(setup, "a set-up")
     machine = state.machine
     program = machine.program
     if rulebook is None:
@@ -474,7 +480,8 @@ def record_of(state: GameState, *, rulebook: str | None = None, setup: str | Non
         position = origin[1]
     elif origin is not None and origin[2] is not None:
         first = GameState(machine, seed=state.seed, positions=origin[2],
-                          turn_limit=state.turn_limit)
+                          turn_limit=state.turn_limit,
+                          attributes=origin[3] if len(origin) > 3 else None)
         position = first.to_notation()
     elif setup is None and origin is not None:
         setup = origin[1]
@@ -507,6 +514,7 @@ def format_record(state: GameState, *, rulebook: str | None = None, setup: str |
     Raises:
         CortesRulesError: ``player`` is not a player of the game.
     """
+    arguments.optional_name(player, "a player")
     record = record_of(state, rulebook=rulebook, setup=setup, include_rolls=include_rolls)
     if player is None:
         return record.to_text()
@@ -549,9 +557,9 @@ def seen_plies(record: Record, state: GameState, player: str
         CortesRulesError: ``player`` is not a player of the game.
     """
     world = state.machine.world
-    viewer = world.player.get(player)
+    viewer = world.player.get(arguments.name(player, "a player"))
     if viewer is None:
-        raise CortesRulesError(f"no player {player!r} (players: "
+        raise UnknownNameError(f"no player {player!r} (players: "
                                f"{', '.join(p.name for p in world.players)})")
     game = start(record, Rulebook._checked(state.machine.program, (), state.machine))
 

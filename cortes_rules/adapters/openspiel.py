@@ -299,6 +299,7 @@ class RulesObserver:
 
     def string_from(self, state: RulesState, player: int) -> str:
         """``player``'s observation (``GameState.observation``, without the log) as JSON."""
-        seen = state.game_state.observation(self.layout.players[player])
+        seen: dict[str, Any] = dict(state.game_state.observation(self.layout.players[player]))
         seen.pop("log", None)
-        return json.dumps(seen, sort_keys=True, separators=(",", ":"))
+        # A number the rules made by exact division (a Fraction) is written as "7/2".
+        return json.dumps(seen, sort_keys=True, separators=(",", ":"), default=str)

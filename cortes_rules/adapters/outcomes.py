@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..api import Outcome, Rulebook, load
-from ..errors import CortesRulesError
+from ..errors import CortesRulesError, UnknownNameError
 
 __all__ = ["load_book", "max_utility", "min_utility", "player_index", "player_name",
            "utilities"]
@@ -32,7 +32,7 @@ def player_index(book: Rulebook, player: str) -> int:
     try:
         return book.players.index(player)
     except ValueError:
-        raise CortesRulesError(f"no player {player!r} among the players of this rulebook "
+        raise UnknownNameError(f"no player {player!r} among the players of this rulebook "
                                f"({', '.join(book.players)})") from None
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..api import Rulebook
 from ..engine.machine import CHANCE, GameState
-from ..errors import CortesRulesError
+from ..errors import CortesRulesError, UnknownNameError
 from . import MissingExtraError
 
 try:
@@ -143,7 +143,7 @@ class Layout:
                 state is of another rulebook.
         """
         if player not in self.players:
-            raise CortesRulesError(f"no player {player!r} among the players of this rulebook "
+            raise UnknownNameError(f"no player {player!r} among the players of this rulebook "
                                    f"({', '.join(self.players)})")
         machine = state.machine
         if machine is not self._machine and not self._fits(machine):

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..dsl import ir
 from ..engine import hexgrid
-from ..errors import CortesRulesError
+from ..errors import CortesRulesError, UnknownIdError
 
 
 def zone_id(number: int) -> str:
@@ -293,4 +293,4 @@ class World:
         try:
             return self.place[text]
         except KeyError:
-            raise CortesRulesError(f"no place {text!r} in this rulebook") from None
+            raise UnknownIdError(f"no place {text!r} in this rulebook") from None

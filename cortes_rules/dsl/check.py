@@ -32,6 +32,7 @@ the line, a caret and the rule number:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
@@ -40,11 +41,20 @@ import attrs
 
 from ..engine.hexgrid import adjacent
 from ..errors import RulesSyntaxError
-from . import ir, render
-from .diagnostics import Diagnostic, Span, line_of
+from . import citations, ir, render
+from .diagnostics import Diagnostic, SourceLines, Span
 from .lower import hex_block
 from .forms import parse_pattern
-from .scope import Declarations, ScopeChecker, hint, walk
+from .scope import (
+    BUILTIN_FUNCTIONS,
+    BUILTIN_NAMES,
+    COMPREHENSIONS,
+    Declarations,
+    ScopeChecker,
+    hint,
+    walk,
+)
+from .types import BUILTIN, TypeChecker
 
 MAX_DICE = 100
 """The most dice one ``dice`` declaration may roll together."""
@@ -63,9 +73,12 @@ DEFECT_KINDS = ("contradiction", "gap", "undefined_term", "wrong_reference", "ex
 class Checker:
     """Collects diagnostics over one program; use ``check()``."""
 
-    def __init__(self, program: ir.Program) -> None:
+    def __init__(self, program: ir.Program, comment_citations: str = "warning") -> None:
         self.program = program
+        self.comment_citations = comment_citations
+        """The severity of a comment citing an entry the registry lacks."""
         self.texts = {m.path: m.text for m in program.modules}
+        self.lines = SourceLines(self.texts)
         self.diagnostics: list[Diagnostic] = []
         self.declared = Declarations(program)
 
@@ -74,13 +87,13 @@ class Checker:
               expected: Iterable[str] = (), severity: str = "error") -> None:
         self.diagnostics.append(Diagnostic(
             span, message, rule=rule, expected=tuple(expected),
-            source_line=line_of(self.texts.get(span.path, ""), span.line), severity=severity))
+            source_line=self.lines.line(span.path, span.line), severity=severity))
 
     def unknown(self, span: Span, kind: str, name: str, known: Iterable[str],
                 rule: str | None) -> None:
         """``unknown KIND 'name'``, with a suggestion or else the known names."""
         known = sorted(set(known))
-        suggestion = hint(name, known)
+        suggestion = self.declared.missing(name, known)
         self.error(span, f"unknown {kind} {name!r}{suggestion}", rule,
                    expected=known[:12] if not suggestion else ())
 
@@ -88,14 +101,16 @@ class Checker:
     def run(self) -> list[Diagnostic]:
         self.check_rules()
         self.check_interpretations()
+        self.check_citations()
         self.check_presets()
         self.check_declarations()
         self.check_actions()
         self.check_sequence()
         self.check_tables()
         self.check_forms()
-        scopes = ScopeChecker(self.declared, self.texts, self.error)
+        scopes = ScopeChecker(self.declared, self.lines, self.error)
         scopes.run(self.program.statements)
+        TypeChecker(self.declared, scopes.binders, self.error).run(self.program.statements)
         self.check_conditions()
         self.check_data_blocks()
         self.check_counters()
@@ -139,6 +154,28 @@ class Checker:
                     uses = map_guards(item.statements, f"map {item.name}")
                 for node, rule in uses:
                     self.check_reading_use(node, rule, entries)
+
+    def check_citations(self) -> None:
+        """Every entry a clause cites, by an ``interpretation ID`` statement or in a
+        comment, is in the registry (``.citations``)."""
+        entries = self.program.interpretations
+        for module in self.program.modules:
+            for item in module.items:
+                if isinstance(item, ir.Rule):
+                    for cite in citations.formal(item.statements):
+                        for entry, span in zip(cite.entries, cite.entry_spans, strict=True):
+                            if entry not in entries:
+                                self.error(span, f"rule {item.number} cites interpretation "
+                                           f"{entry}, which the registry does not hold"
+                                           f"{hint(entry, entries)}", item.number)
+            known = frozenset(entries)
+            for found in citations.in_comments(module.text, known):
+                if found.entry not in entries:
+                    self.error(citations.span_of(module.path, found),
+                               f"this comment cites interpretation {found.entry}, which the "
+                               f"registry does not hold{hint(found.entry, entries)} (add the "
+                               "entry, or correct the name)", found.block,
+                               severity=self.comment_citations)
 
     def check_entry(self, entry: ir.Interpretation, seen: dict[str, ir.Interpretation]) -> None:
         label = f"interpretation {entry.id}"
@@ -248,6 +285,7 @@ class Checker:
                                f"{earlier.span.line})", statement.rule)
                 else:
                     names[name] = (kind, statement)
+        self.check_shadowing()
         players = self.declared.players
         for cls in self.program.of(ir.ClassDecl):
             if side_of(cls) is not None and cls.side not in players:
@@ -259,9 +297,14 @@ class Checker:
                            dice.rule)
         for contribution in self.program.of(ir.Contribute):
             if contribution.hook not in self.declared.hooks:
+                why = self.declared.missing(contribution.hook, self.declared.hooks)
                 self.error(contribution.span, f"contribution to hook {contribution.hook!r}, "
-                           f"which no 'hook' declares"
-                           f"{hint(contribution.hook, self.declared.hooks)}", contribution.rule)
+                           f"which no 'hook' declares{why}", contribution.rule)
+        for attribute in self.program.of(ir.AttributeDecl):
+            if attribute.shown and attribute.owner != "piece":
+                self.error(attribute.span, f"'shown' marks what a piece shows on the table; "
+                           f"{attribute.owner} attribute {attribute.name!r} is no piece's",
+                           attribute.rule)
         player_attributes = {a.name for a in self.program.of(ir.AttributeDecl)
                              if a.owner == "player"}
         for hide in self.program.of(ir.HideDecl):
@@ -272,6 +315,40 @@ class Checker:
             self.distinct_parameters(function.params, function.span, function.rule)
         for procedure in self.program.of(ir.Procedure):
             self.distinct_parameters(procedure.params, procedure.span, procedure.rule)
+
+    def check_shadowing(self) -> None:
+        """No declaration takes the name of a built-in: the rulebook's would hide it
+        from every clause, the library's included."""
+        for statement in self.program.statements:
+            if isinstance(statement, (ir.AttributeDecl, ir.DeriveDecl)):
+                builtin = BUILTIN.get(statement.owner, {})
+                if statement.name in builtin:
+                    self.error(self.name_span(statement), f"{statement.owner} attribute "
+                               f"{statement.name!r} would hide the built-in attribute of "
+                               f"every {statement.owner} of that name: choose another name",
+                               statement.rule)
+            elif isinstance(statement, ir.PropertyDecl) and statement.name in BUILTIN["piece"]:
+                self.error(self.name_span(statement), f"property {statement.name!r} would hide the "
+                           "built-in piece attribute of that name: choose another name",
+                           statement.rule)
+            elif isinstance(statement, ir.FunctionDecl) and (
+                    statement.name in BUILTIN_FUNCTIONS or statement.name in COMPREHENSIONS):
+                self.error(self.name_span(statement), f"function {statement.name!r} would hide the "
+                           f"built-in function {statement.name}(...): choose another name",
+                           statement.rule)
+            if isinstance(statement, _GLOBAL_DECLARATIONS) and statement.name in BUILTIN_NAMES:
+                self.error(self.name_span(statement), f"{statement.name!r} is a name every "
+                           f"rulebook has ({_BUILTIN_MEANING[statement.name]}): a declaration of "
+                           "that name would hide it; choose another name", statement.rule)
+
+    def name_span(self, statement: Any) -> Span:
+        """Where a declaration writes its name (the statement's start if not found)."""
+        span: Span = statement.span
+        line = self.lines.line(span.path, span.line)
+        found = re.compile(rf"\b{re.escape(statement.name)}\b").search(line, span.column - 1)
+        if found is None:
+            return span
+        return Span(span.path, span.line, found.start() + 1, found.end() + 1)
 
     def distinct_parameters(self, params: tuple[str, ...], span: Span, rule: str) -> None:
         twice = sorted({p for p in params if params.count(p) > 1})
@@ -288,9 +365,11 @@ class Checker:
         for clause in (*self.program.of(ir.Forbid), *self.program.of(ir.Permit)):
             if clause.action not in actions:
                 word = "forbid" if isinstance(clause, ir.Forbid) else "permit"
-                self.error(clause.span, f"{word} {clause.action}: no 'action {clause.action}' "
-                           f"declares this kind of action{hint(clause.action, actions)}",
-                           clause.rule)
+                why = self.declared.missing(clause.action, actions)
+                what = (f"action {clause.action}" if clause.action in
+                        self.declared.switched_off else f"no 'action {clause.action}' "
+                        "declares this kind of action")
+                self.error(clause.span, f"{word} {clause.action}: {what}{why}", clause.rule)
         for permit in self.program.of(ir.Permit):
             target = self.program.rules.get(permit.despite)
             lifts = target is not None and any(
@@ -494,7 +573,12 @@ class Checker:
 
     def check_hex_terrain(self, statement: ir.HexTerrain | ir.HexBlock,
                           listed: dict[str, ir.HexTerrain | ir.HexBlock], where: str) -> None:
-        """A hex is listed once, with at most one natural and one artificial terrain (7.7).
+        """A hex is listed once, with at most one terrain of each kind.
+
+        The kinds are ``natural`` (the ground), ``artificial`` (what is built)
+        and ``relief`` (a height, which a ground may cover: a wooded hill), as
+        each ``terrain`` declaration says. The error cites the rule that
+        declares the terrains in conflict.
 
         One exception keeps a map short: a ``hex`` line may add terrain to
         hexes of an earlier ``hexes`` rectangle, repeating the rectangle's
@@ -504,12 +588,15 @@ class Checker:
         names = statement.terrain
         for name in sorted(n for n, times in Counter(names).items() if times > 1):
             self.error(statement.span, f"terrain {name} is given twice to the same hexes", where)
-        for kind in ("natural", "artificial"):
-            found = [n for n in dict.fromkeys(names) if isinstance(
-                decl := self.declared.terrain.get(n), ir.TerrainDecl) and decl.kind == kind]
+        by_kind: dict[str, list[ir.TerrainDecl]] = {}
+        for name in dict.fromkeys(names):
+            decl = self.declared.terrain.get(name)
+            if isinstance(decl, ir.TerrainDecl):
+                by_kind.setdefault(decl.kind, []).append(decl)
+        for kind, found in by_kind.items():
             if len(found) > 1:
                 self.error(statement.span, f"a hex has at most one {kind} terrain, not "
-                           f"{' and '.join(found)}", "7.7")
+                           f"{' and '.join(d.name for d in found)}", found[-1].rule)
         ids = (hex_block(statement.first, statement.last) if isinstance(statement, ir.HexBlock)
                else statement.hexes)
         # id of the first listing -> (that listing, the hexes listed again)
@@ -670,6 +757,15 @@ class Checker:
                     placed.add(unit)
 
 
+# Declarations whose names an expression reads bare, as it reads the built-in names.
+_GLOBAL_DECLARATIONS = (ir.ValueDecl, ir.HookDecl, ir.FunctionDecl, ir.TableDecl,
+                        ir.DiceDecl, ir.FaceDieDecl, ir.PoolDecl, ir.PlayerDecl, ir.SideDecl)
+_BUILTIN_MEANING = {"players": "the players in turn order", "pieces": "every piece",
+                    "hexes": "the hexes of the map", "areas": "the areas of the map",
+                    "zones": "the water zones of the map", "turn": "the game turn",
+                    "phase": "the phase being played"}
+
+
 def _words(node: object) -> Iterable[str]:
     """Every name and string inside a form's statements (where its holes may be used)."""
     if isinstance(node, str):
@@ -725,9 +821,15 @@ def conjuncts(node: ir.Expr) -> Iterable[ir.Expr]:
         yield node
 
 
-def check(program: ir.Program) -> list[Diagnostic]:
-    """Every diagnostic for a program, errors and warnings, sorted by place."""
-    return Checker(program).run()
+def check(program: ir.Program, comment_citations: str = "warning") -> list[Diagnostic]:
+    """Every diagnostic for a program, errors and warnings, sorted by place.
+
+    Args:
+        comment_citations: the severity of a comment that cites an entry the
+            interpretations registry does not hold: a load warns, ``cortes-rules
+            check`` refuses (``"error"``).
+    """
+    return Checker(program, comment_citations).run()
 
 
 def errors_only(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -100,3 +100,20 @@ def line_of(text: str, line: int) -> str:
     """Line ``line`` (1-based) of ``text``, or an empty string."""
     lines = source_lines(text)
     return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+class SourceLines:
+    """The lines of several source texts by path, each text split once, when first
+    asked for (a checker quotes many lines of one file: splitting the file for each
+    would cost time in proportion to the file's size, every time)."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+        self._lines: dict[str, list[str]] = {}
+
+    def line(self, path: str, line: int) -> str:
+        """Line ``line`` (1-based) of the text of ``path``, or an empty string."""
+        lines = self._lines.get(path)
+        if lines is None:
+            lines = self._lines[path] = source_lines(self.texts.get(path, ""))
+        return lines[line - 1] if 0 < line <= len(lines) else ""

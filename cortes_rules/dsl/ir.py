@@ -443,7 +443,12 @@ class TypeRef:
 
 @attrs.frozen
 class AttributeDecl:
-    """A mutable attribute of every piece, place or player, with its start value."""
+    """A mutable attribute of every piece, place or player, with its start value.
+
+    ``shown``: the piece shows it on the table (``attribute piece steps: int =
+    piece.max_steps "..." shown``); the other attributes are the rules'
+    bookkeeping. ``GameState.observation`` reports the two apart.
+    """
 
     owner: str
     name: str
@@ -452,6 +457,7 @@ class AttributeDecl:
     label: str | None
     rule: str
     span: Span
+    shown: bool = False
 
 
 @attrs.frozen
@@ -847,11 +853,22 @@ class WhenReading:
     span: Span
 
 
+@attrs.frozen
+class CiteInterpretation:
+    """``interpretation ID, ...`` in a clause: the registry's entries that the
+    clause follows (the checker refuses an id the registry does not hold)."""
+
+    entries: tuple[str, ...]
+    entry_spans: tuple[Span, ...]
+    rule: str
+    span: Span
+
+
 Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, HexsideDecl,
                   TableDecl, DiceDecl, Forbid, Permit, Sequence, PlayerDecl, PoolDecl,
                   AttributeDecl, ValueDecl, HookDecl, Contribute, FunctionDecl, ActionDecl,
                   HideDecl, FaceDieDecl, Procedure, FormDecl, FormUse, DeriveDecl, RequireDecl,
-                  StartRequireDecl, FinishDecl, WhenReading]
+                  StartRequireDecl, FinishDecl, WhenReading, CiteInterpretation]
 
 
 @attrs.frozen

@@ -49,10 +49,11 @@ _TERMINAL_NAMES = {
 # (the compiled core's), and nothing in a rulebook needs more.
 MAX_NUMBER_DIGITS = 18
 
-# The deepest nesting of one expression. A chain of one boolean operator
-# (``a or b or c ...``) counts as one level however long it is, as every
-# walker of the IR steps along it in a loop; other nesting is walked by
-# recursion, which this keeps far from Python's recursion limit.
+# The deepest nesting of one expression, or of statements inside statements
+# (with the expressions at the bottom): every walker of the IR goes down by
+# recursion, which this keeps far from Python's recursion limit. A chain of
+# one boolean operator (``a or b or c ...``) is built as a balanced tree of
+# its terms, so 1,000 terms nest only about a dozen levels deep.
 MAX_NESTING = 200
 
 _E = TypeVar("_E")
@@ -337,6 +338,11 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         super().__init__()
         self.path = path
         self.forms = forms
+        self._depths: dict[int, tuple[Any, int]] = {}
+        """id -> (node, its nesting) for every node deeper than a leaf; the node
+        is kept so that its id cannot be reused by another."""
+        self._chains: dict[int, tuple[ir.BoolOp, list[_Link]]] = {}
+        """id of the latest node of an ``and``/``or`` chain -> (that node, its spine)."""
 
     def _call_userfunc(self, tree: Any, new_children: list[Any] | None = None) -> Any:
         """lark's dispatch of a node to its method, without the bound wrapper that
@@ -347,8 +353,12 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         if method is None:
             return super()._call_userfunc(tree, new_children)  # type: ignore[no-untyped-call]
         try:
-            return method(self, tree.meta,
-                          new_children if new_children is not None else tree.children)
+            result = method(self, tree.meta,
+                            new_children if new_children is not None else tree.children)
+            fields = _NESTING_FIELDS.get(type(result))
+            if fields is not None:
+                self._statement_nested(result, fields)
+            return result
         except lark.exceptions.GrammarError:
             raise
         except Exception as error:
@@ -402,21 +412,81 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
                                 f"written (in {text}: I, II, III, IV, ... IX, X, XI, ...)")
         return text
 
+    def _depth(self, node: Any) -> int:
+        """How deep a node already built nests (a leaf, or anything not recorded: 1)."""
+        entry = self._depths.get(id(node))
+        return entry[1] if entry is not None and entry[0] is node else 1
+
     def _nested(self, node: _E, *children: Any) -> _E:
         """Record an expression's nesting; refuse it past ``MAX_NESTING``."""
-        depths = self.__dict__.setdefault("_depths", {})
-        depth = 1 + max((depths.get(id(c), 1) for c in children), default=0)
-        if isinstance(node, ir.BoolOp) and isinstance(children[0], ir.BoolOp) and (
-                children[0].op == node.op):  # one more link of a chain: no deeper
-            depth = max(depths.get(id(children[0]), 1), 1 + depths.get(id(children[1]), 1))
+        depth = 1 + max(map(self._depth, children), default=0)
         if depth > MAX_NESTING:
             span = node.span  # type: ignore[attr-defined]
             raise RulesSyntaxError([Diagnostic(
                 Span(span.path, span.line, span.column),
-                f"expression nested too deeply: more than {MAX_NESTING} levels of operators "
-                "and calls", source_line="")])
+                f"expression nested too deeply: more than {MAX_NESTING} levels of operators, "
+                "calls and brackets of sets, lists and tuples", source_line="")])
         if depth > 1:
-            depths[id(node)] = depth
+            self._depths[id(node)] = (node, depth)
+        return node
+
+    def _statement_nested(self, node: Any, fields: tuple[str, ...]) -> None:
+        """Record a statement's nesting (its blocks' and expressions' plus one); refuse
+        it past ``MAX_NESTING``."""
+        depth = 0
+        for name in fields:
+            value = getattr(node, name)
+            if isinstance(value, tuple):
+                for item in value:
+                    if isinstance(item, tuple):  # a binding: (name, expression)
+                        depth = max(depth, *map(self._depth, item))
+                    else:
+                        depth = max(depth, self._depth(item))
+            elif value is not None:
+                depth = max(depth, self._depth(value))
+        depth += 1
+        if depth > MAX_NESTING:
+            span = node.span
+            raise RulesSyntaxError([Diagnostic(
+                Span(span.path, span.line, span.column),
+                f"statements nested too deeply: more than {MAX_NESTING} levels of blocks "
+                "(each 'else if' is one), operators and calls", source_line="")])
+        if depth > 1:
+            self._depths[id(node)] = (node, depth)
+
+    def _chain(self, op: str, meta: Any, c: list[Any]) -> ir.BoolOp:
+        """One more term of a chain of ``and`` (or of ``or``), kept a balanced tree.
+
+        The terms so far are held as a spine of perfect trees of decreasing
+        sizes, as the digits of a binary counter: a new term joins the spine
+        and two trees of one size merge into one of twice the size. The chain
+        is the spine folded left to right; each link keeps its fold, so a term
+        costs a constant amount of work on average. The tree's terms, left to
+        right, are the chain's in order (``BoolOp.terms()``), evaluated in that
+        order as ever; only their grouping changes, which ``and`` and ``or``
+        do not see."""
+        left, right = c
+        held = self._chains.pop(id(left), None)
+        continued = held is not None and held[0] is left and left.op == op
+        spine = held[1] if held is not None and continued else [_Link(left, 1, left)]
+        spine.append(_Link(right, 1, right))
+        while len(spine) > 1 and spine[-1].size == spine[-2].size:
+            last = spine.pop()
+            first = spine[-1]
+            merged = self._nested(ir.BoolOp(op, first.tree, last.tree,
+                                             _cover(first.tree.span, last.tree.span)),
+                                  first.tree, last.tree)
+            spine[-1] = _Link(merged, first.size * 2, merged)
+        span = self._span(meta)
+        if len(spine) == 1:
+            tree = spine[0].tree
+            node = self._nested(ir.BoolOp(op, tree.left, tree.right, span), tree.left,
+                                tree.right)
+        else:
+            node = self._nested(ir.BoolOp(op, spine[-2].fold, spine[-1].tree, span),
+                                spine[-2].fold, spine[-1].tree)
+        spine[-1] = _Link(spine[-1].tree, spine[-1].size, node)
+        self._chains[id(node)] = (node, spine)
         return node
 
     def _span(self, meta: Any) -> Span:
@@ -572,6 +642,10 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
             "default }', beside the clauses) and, if the clause depends on it, write "
             "'when reading ID is NAME { ... }'", source_line="")])
 
+    def cite_interpretation(self, meta: Any, c: list[Any]) -> ir.CiteInterpretation:
+        return ir.CiteInterpretation(tuple(str(t) for t in c), tuple(self._tok(t) for t in c),
+                                     "", self._span(meta))
+
     def reading_default(self, meta: Any, c: list[Any]) -> bool:
         return True
 
@@ -696,10 +770,10 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     # -------------------------------------------------------------- expressions
     def or_(self, meta: Any, c: list[Any]) -> ir.BoolOp:
-        return self._nested(ir.BoolOp("or", c[0], c[1], self._span(meta)), c[0], c[1])
+        return self._chain("or", meta, c)
 
     def and_(self, meta: Any, c: list[Any]) -> ir.BoolOp:
-        return self._nested(ir.BoolOp("and", c[0], c[1], self._span(meta)), c[0], c[1])
+        return self._chain("and", meta, c)
 
     def not_(self, meta: Any, c: list[Any]) -> ir.Not:
         return self._nested(ir.Not(c[0], self._span(meta)), c[0])
@@ -714,10 +788,12 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return self._nested(ir.Member(c[0], c[1], True, self._span(meta)), c[0], c[1])
 
     def is_(self, meta: Any, c: list[Any]) -> ir.Is:
-        return ir.Is(c[0], "is", str(c[1]), self._tok(c[1]), self._span(meta))
+        return self._nested(ir.Is(c[0], "is", str(c[1]), self._tok(c[1]), self._span(meta)),
+                            c[0])
 
     def has(self, meta: Any, c: list[Any]) -> ir.Is:
-        return ir.Is(c[0], "has", str(c[1]), self._tok(c[1]), self._span(meta))
+        return self._nested(ir.Is(c[0], "has", str(c[1]), self._tok(c[1]), self._span(meta)),
+                            c[0])
 
     def arith(self, meta: Any, c: list[Any]) -> ir.Arith:
         return self._nested(ir.Arith(str(c[1]), c[0], c[2], self._span(meta)), c[0], c[2])
@@ -753,16 +829,19 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ir.StrLit(_string(c[0]), self._tok(c[0]))
 
     def list_lit(self, meta: Any, c: list[Any]) -> ir.ListLit:
-        return ir.ListLit(tuple(x for x in c if x is not None), self._span(meta))
+        items = tuple(x for x in c if x is not None)
+        return self._nested(ir.ListLit(items, self._span(meta)), *items)
 
     def tuple_lit(self, meta: Any, c: list[Any]) -> ir.TupleLit:
-        return ir.TupleLit(tuple(x for x in c if x is not None), self._span(meta))
+        items = tuple(x for x in c if x is not None)
+        return self._nested(ir.TupleLit(items, self._span(meta)), *items)
 
     def call0(self, meta: Any, c: list[Any]) -> ir.Call:
         return ir.Call(str(c[0]), (), None, None, None, None, self._span(meta))
 
     def set_lit(self, meta: Any, c: list[Any]) -> ir.SetLit:
-        return ir.SetLit(tuple(x for x in c if x is not None), self._span(meta))
+        items = tuple(x for x in c if x is not None)
+        return self._nested(ir.SetLit(items, self._span(meta)), *items)
 
     def call(self, meta: Any, c: list[Any]) -> ir.Call:
         func, (kind, parts), *extra = c
@@ -943,7 +1022,10 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
     def attribute_decl(self, meta: Any, c: list[Any]) -> ir.AttributeDecl:
         return ir.AttributeDecl(str(c[0]), str(c[1]), c[2], c[3],
                                 _string(c[4]) if c[4] is not None else None, "",
-                                self._span(meta))
+                                self._span(meta), shown=c[5] is not None)
+
+    def shown(self, meta: Any, c: list[Any]) -> bool:
+        return True
 
     def require_decl(self, meta: Any, c: list[Any]) -> ir.RequireDecl:
         return ir.RequireDecl(c[0], _string(c[1]), "", self._span(meta))
@@ -1112,6 +1194,36 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def area_border(self, meta: Any, c: list[Any]) -> ir.AreaBorder:
         return ir.AreaBorder(str(c[0]), str(c[1]), c[2], self._span(meta))
+
+
+@attrs.frozen
+class _Link:
+    """One tree of a chain's spine (``_ToIR._chain``): its number of terms, and the
+    chain's node up to it."""
+
+    tree: Any
+    size: int
+    fold: Any
+
+
+def _cover(first: Span, last: Span) -> Span:
+    """The span from the start of ``first`` to the end of ``last`` (its end column
+    only when both are on one line)."""
+    end = last.end_column if last.line == first.line else None
+    return Span(first.path, first.line, first.column, end)
+
+
+def _nesting_fields(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in attrs.fields(cls)
+                 if f.name not in ("span", "rule") and not f.name.endswith("_span"))
+
+
+# The statements (and the parts of statements) whose nesting is counted: those
+# that hold expressions or blocks of statements.
+_NESTING_FIELDS: dict[type, tuple[str, ...]] = {cls: _nesting_fields(cls) for cls in (
+    ir.Let, ir.SetStmt, ir.Put, ir.If, ir.ForEach, ir.While, ir.Loop, ir.CallStmt,
+    ir.CallEach, ir.Choose, ir.ChooseSealed, ir.Option, ir.OptionParam, ir.Roll, ir.Draw,
+    ir.Shuffle, ir.Log, ir.Finish, ir.Reveal, ir.Procedure, ir.WhenReading)}
 
 
 # Each grammar rule's method of ``_ToIR``, unwrapped: every one takes (meta, children).

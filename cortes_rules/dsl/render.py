@@ -45,8 +45,11 @@ def _render(node: ir.Expr) -> tuple[str, int]:
     if isinstance(node, ir.Not):
         return f"not {expr(node.operand, 3)}", 3
     if isinstance(node, ir.BoolOp):
+        # A chain of one operator is written flat, however its terms are grouped
+        # (the parser groups a long chain as a balanced tree; the grouping means
+        # nothing to 'and' and 'or').
         level = _PRECEDENCE[node.op]
-        return f"{expr(node.left, level)} {node.op} {expr(node.right, level + 1)}", level
+        return f" {node.op} ".join(expr(term, level + 1) for term in node.terms()), level
     if isinstance(node, ir.Compare):
         return f"{expr(node.left, 5)} {node.op} {expr(node.right, 5)}", 4
     if isinstance(node, ir.Member):
@@ -137,7 +140,9 @@ def statement(node: ir.Statement) -> str:
         return f'pool {node.name} "{node.label}"{tail}'
     if isinstance(node, ir.AttributeDecl):
         start = f" = {expr(node.initial)}" if node.initial is not None else ""
-        return f"attribute {node.owner} {node.name}: {_type(node.type)}{start}{_label(node.label)}"
+        shown = " shown" if node.shown else ""
+        return (f"attribute {node.owner} {node.name}: {_type(node.type)}{start}"
+                f"{_label(node.label)}{shown}")
     if isinstance(node, ir.DeriveDecl):
         return f"derive {node.owner} {node.name} = {expr(node.expr)}"
     if isinstance(node, ir.RequireDecl):
@@ -175,6 +180,8 @@ def statement(node: ir.Statement) -> str:
         return f"procedure {node.name}({', '.join(node.params)}) ({len(node.body)} statements)"
     if isinstance(node, ir.FormDecl):
         return f'form {node.name} "{node.pattern}" ({len(node.body)} statements)'
+    if isinstance(node, ir.CiteInterpretation):
+        return f"interpretation {', '.join(node.entries)}"
     if isinstance(node, ir.WhenReading):
         body = " ".join(statement(s) for s in node.body)
         return f"when reading {node.entry} is {node.reading} {{ {body} }}"

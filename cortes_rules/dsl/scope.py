@@ -37,7 +37,7 @@ from typing import Any
 import attrs
 
 from . import ir, render
-from .diagnostics import Span, line_of
+from .diagnostics import SourceLines, Span
 
 # Names every rulebook has (see compile.py's Compiler._Name).
 # ``phase`` is the name of the phase being played (text), ``turn`` its turn.
@@ -61,7 +61,7 @@ BUILTIN_FUNCTIONS: dict[str, tuple[int, int | None]] = {
 # with how many further plain arguments they accept.
 COMPREHENSIONS: dict[str, int] = {
     "count": 0, "any": 0, "all": 0, "sum": 0, "max": 1, "min": 1, "distinct": 0, "set": 0,
-    "list": 0, "first": 0, "union": 0, "sorted": 0, "distribution": 0,
+    "list": 0, "first": 1, "union": 0, "sorted": 0, "distribution": 0,
 }
 # Built-ins whose one argument is the name of a hook.
 HOOK_READERS = frozenset({"rules", "failing", "applied"})
@@ -75,7 +75,20 @@ BUILTIN_ATTRIBUTES = frozenset({
     "name",                                                            # players
 })
 
-_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
+_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_BRACES = re.compile(r"\{([^{}]*)\}|[{}]")
+"""A ``{...}`` of a text (its inside as group 1), or a brace that pairs with none."""
+
+
+def _brace_problem(found: str) -> str:
+    """What is wrong with braces in a log or finish text that are no field."""
+    if found in ("{", "}"):
+        return (f"{found!r} with no {'closing' if found == '{' else 'opening'} brace in a "
+                "text: braces in a log or finish text only enclose a field such as "
+                "{unit} or {unit.place}")
+    return (f"{found!r} in a text is not a field: a field is a name or an attribute path, "
+            "such as {unit} or {unit.place}; work anything else out first ('let v = ...', "
+            "then {v})")
 
 Entity = tuple[str, str] | None
 """Whose dynamic scope an expression is in: ("function", f), ("hook", h),
@@ -146,11 +159,62 @@ class Declarations:
             self.attributes | self.derived | BUILTIN_ATTRIBUTES | set(self.properties)
             | {k for c in counters for k, _ in c.properties} | columns)
 
+        self.switched_off = switched_off(program)
+        """Names declared only by optional rules that are not in play -> the rule."""
+
+    def missing(self, name: str, known: Iterable[str]) -> str:
+        """What to add to "unknown ... 'name'": the optional rule that declares it when
+        that rule is not in play, else a suggestion (``hint``)."""
+        rule = self.switched_off.get(name)
+        if rule is not None:
+            return (f": it is declared in {rule}, which is not in play (an optional rule "
+                    "that this load does not switch on)")
+        return hint(name, known)
+
     def table_of(self, node: ir.Expr, bound: frozenset[str]) -> ir.TableDecl | None:
         """The table a bare name stands for, unless a variable hides it."""
         if isinstance(node, ir.Name) and node.id not in bound:
             return self.tables.get(node.id)
         return None
+
+
+def switched_off(program: ir.Program) -> dict[str, str]:
+    """Each name that an optional rule not in play declares (and no rule in play
+    does) -> that rule's number."""
+    found: dict[str, str] = {}
+    in_play = program.rules
+    for rule in program.all_rules:
+        if not rule.optional or rule.number in in_play:
+            continue
+        stack: list[Any] = list(rule.statements)
+        while stack:
+            statement = stack.pop()
+            if isinstance(statement, ir.WhenReading):
+                stack.extend(statement.body)
+                continue
+            for name in declared_names(statement):
+                found.setdefault(name, rule.number)
+    if found:
+        for statement in program.statements:
+            for name in declared_names(statement):
+                found.pop(name, None)
+    return found
+
+
+def declared_names(statement: Any) -> Iterator[str]:
+    """The names a statement declares (a class also declares its traits)."""
+    if isinstance(statement, _DECLARATIONS):
+        yield statement.name
+    if isinstance(statement, ir.ClassDecl):
+        yield from statement.traits
+    elif isinstance(statement, ir.PropertyDecl):
+        yield from statement.values
+
+
+_DECLARATIONS = (ir.SideDecl, ir.PlayerDecl, ir.FlagDecl, ir.PropertyDecl, ir.ClassDecl,
+                 ir.TerrainDecl, ir.HexsideDecl, ir.TableDecl, ir.DiceDecl, ir.FaceDieDecl,
+                 ir.PoolDecl, ir.ValueDecl, ir.HookDecl, ir.FunctionDecl, ir.Procedure,
+                 ir.ActionDecl, ir.AttributeDecl, ir.DeriveDecl)
 
 
 @attrs.frozen
@@ -175,9 +239,9 @@ class _Context:
 class ScopeChecker:
     """Walks every expression and procedure of a program once; see the module docstring."""
 
-    def __init__(self, declared: Declarations, texts: dict[str, str], report: Report) -> None:
+    def __init__(self, declared: Declarations, lines: SourceLines, report: Report) -> None:
         self.d = declared
-        self.texts = texts
+        self.lines = lines
         self.report = report
         self.refs: list[_Ref] = []
         self.sites: dict[tuple[str, str], list[tuple[frozenset[str], Entity]]] = {}
@@ -222,7 +286,7 @@ class ScopeChecker:
                 # A procedure hook takes the name of a procedure, called by 'call each'.
                 if not (isinstance(st.value, ir.Name) and st.value.id in self.d.procedures):
                     self.report(st.value.span, f"hook {st.hook} takes the name of a procedure"
-                                f"{hint(render.expr(st.value), self.d.procedures)}", rule)
+                                f"{self.d.missing(render.expr(st.value), self.d.procedures)}", rule)
             else:
                 self.expr(st.value, nothing, hook, rule)
             if st.when is not None:
@@ -333,6 +397,8 @@ class ScopeChecker:
         elif isinstance(st, ir.Reveal):
             x(st.pieces)
             x(st.to)
+        elif isinstance(st, ir.Fail):
+            self.fail_text(st, rule)
         return bound
 
     def options(self, options: Iterable[ir.Option], bound: frozenset[str],
@@ -345,7 +411,7 @@ class ScopeChecker:
             if action is None:
                 self.report(option.span, f"option {option.kind!r}: no 'action "
                             f"{option.kind}' declares this kind of action"
-                            f"{hint(option.kind, self.d.actions)}", rule)
+                            f"{self.d.missing(option.kind, self.d.actions)}", rule)
             elif len(action.params) != len(option.params):
                 self.report(option.span, f"option {option.kind!r} has {len(option.params)} "
                             f"parameter(s), but the action {option.kind} takes "
@@ -369,7 +435,7 @@ class ScopeChecker:
             if target.id not in bound and target.id not in self.d.values:
                 self.report(target.span, f"'set {target.id}': {target.id!r} is neither a "
                             "variable of this procedure nor a declared value"
-                            f"{hint(target.id, bound | set(self.d.values))}", rule)
+                            f"{self.d.missing(target.id, bound | set(self.d.values))}", rule)
             return
         if isinstance(target, ir.Attr):
             self.expr(target.obj, bound, None, rule)
@@ -379,7 +445,8 @@ class ScopeChecker:
                 why = "a derived attribute, computed from others: it cannot be set"
             else:
                 why = ("not a declared attribute (declare it with 'attribute piece|place|"
-                       f"player {target.name}: TYPE'){hint(target.name, self.d.attributes)}")
+                       f"player {target.name}: TYPE')"
+                       f"{self.d.missing(target.name, self.d.attributes)}")
             self.report(target.span, f"'set {render.expr(target)}': {target.name!r} is {why}",
                         rule)
 
@@ -388,7 +455,7 @@ class ScopeChecker:
         if procedure is None:
             known = self.d.procedures
             what = (f"; {st.name} is a function: use it in an expression"
-                    if st.name in self.d.functions else hint(st.name, known))
+                    if st.name in self.d.functions else self.d.missing(st.name, known))
             self.report(st.span, f"unknown procedure {st.name!r}{what}", rule)
         elif len(procedure.params) != len(st.args):
             self.report(st.span, f"procedure {st.name} takes {len(procedure.params)} "
@@ -411,18 +478,39 @@ class ScopeChecker:
                                 f"{len(st.args)}", contribution.rule)
 
     def template(self, text: str, span: Span, bound: frozenset[str], rule: str) -> None:
-        """The ``{name.attr}`` fields of a log or finish text, as expressions."""
-        source = line_of(self.texts.get(span.path, ""), span.line)
-        for match in _FIELD.finditer(text):
-            at = source.find(match[0], span.column - 1)
-            column = at + 2 if at >= 0 else span.column
+        """The ``{name.attr}`` fields of a log or finish text, as expressions. Braces
+        around anything else (a call, an operator), or left open, are an error: the
+        text would show them as they are written."""
+        source = self.lines.line(span.path, span.line)
+        quoted = source.find(f'"{text}"', span.column - 1)
+        for match in _BRACES.finditer(text):
+            if quoted >= 0:
+                column = quoted + 2 + match.start()
+            else:
+                at = source.find(match[0], span.column - 1)
+                column = at + 1 if at >= 0 else span.column
+            where = Span(span.path, span.line, column, column + len(match[0]))
+            if match[1] is None or not _PATH.fullmatch(match[1]):
+                self.report(where, _brace_problem(match[0]), rule)
+                continue
             names = match[1].split(".")
-            node: ir.Expr = ir.Name(names[0], Span(span.path, span.line, column,
-                                                   column + len(names[0])))
+            node: ir.Expr = ir.Name(names[0], Span(span.path, span.line, column + 1,
+                                                   column + 1 + len(names[0])))
             for attribute in names[1:]:
-                node = ir.Attr(node, attribute, Span(span.path, span.line, column,
-                                                     column + len(match[1])))
+                node = ir.Attr(node, attribute, Span(span.path, span.line, column + 1,
+                                                     column + 1 + len(match[1])))
             self.expr(node, bound, None, rule)
+
+    def fail_text(self, st: ir.Fail, rule: str) -> None:
+        """A ``fail`` text is shown as written: a ``{field}`` in it is never filled in."""
+        match = _BRACES.search(st.message)
+        if match is not None:
+            source = self.lines.line(st.span.path, st.span.line)
+            quoted = source.find(f'"{st.message}"', st.span.column - 1)
+            column = quoted + 2 + match.start() if quoted >= 0 else st.span.column
+            self.report(Span(st.span.path, st.span.line, column, column + len(match[0])),
+                        f"{match[0]!r} in a 'fail' text: a fail text is shown as it is "
+                        "written, with no fields filled in (a 'log' text fills them)", rule)
 
     # -------------------------------------------------------------- expressions
     def expr(self, node: ir.Expr, bound: frozenset[str], entity: Entity, rule: str) -> None:
@@ -439,7 +527,7 @@ class ScopeChecker:
             self.tag_uses.append((node, rule))
             if node.name not in self.d.tags:
                 self.report(node.name_span, f"unknown symbol {node.name!r} after "
-                            f"'{node.op}'{hint(node.name, self.d.tags)}", rule)
+                            f"'{node.op}'{self.d.missing(node.name, self.d.tags)}", rule)
         else:
             if isinstance(node, ir.Compare) and isinstance(node.left, ir.Name) \
                     and node.left.id == "phase" and "phase" not in bound:
@@ -453,7 +541,7 @@ class ScopeChecker:
         for text in texts:
             if isinstance(text, ir.StrLit) and text.value not in self.d.phases:
                 self.report(text.span, f"no phase {text.value!r} in the turn sequence"
-                            f"{hint(text.value, self.d.phases)}", rule)
+                            f"{self.d.missing(text.value, self.d.phases)}", rule)
 
     def name(self, node: ir.Name, bound: frozenset[str], entity: Entity, rule: str) -> None:
         name = node.id
@@ -522,11 +610,11 @@ class ScopeChecker:
                     and given.id not in bound):
                 what = render.expr(given) if given is not None else ""
                 self.report(node.span, f"{func}(...) takes the name of a hook, not {what}"
-                            f"{hint(what, self.d.hooks)}", rule)
+                            f"{self.d.missing(what, self.d.hooks)}", rule)
         elif func in KIND_READERS and isinstance(given, ir.StrLit):
             if given.value not in self.d.actions:
                 self.report(given.span, f"unknown action {given.value!r}"
-                            f"{hint(given.value, self.d.actions)}", rule)
+                            f"{self.d.missing(given.value, self.d.actions)}", rule)
             elif func == "allowed":
                 self.site(("action", given.value), bound, entity)
 
@@ -536,7 +624,8 @@ class ScopeChecker:
                         "as a statement", rule)
             return
         known = set(BUILTIN_FUNCTIONS) | set(COMPREHENSIONS) | set(self.d.functions)
-        self.report(node.span, f"unknown function {node.func!r}{hint(node.func, known)}", rule)
+        self.report(node.span, f"unknown function {node.func!r}"
+                    f"{self.d.missing(node.func, known)}", rule)
 
     def attribute(self, node: ir.Attr, bound: frozenset[str], entity: Entity,
                   rule: str) -> None:
@@ -547,11 +636,11 @@ class ScopeChecker:
                 columns = [render.cell(c) for c in table.columns]
                 if node.name not in columns:
                     self.report(node.span, f"unknown column of table {table.name} "
-                                f"{node.name!r}{hint(node.name, columns)}", rule)
+                                f"{node.name!r}{self.d.missing(node.name, columns)}", rule)
                 return
         if node.name not in self.d.attribute_names:
             self.report(node.span, f"unknown attribute {node.name!r}"
-                        f"{hint(node.name, self.d.attribute_names)}", rule)
+                        f"{self.d.missing(node.name, self.d.attribute_names)}", rule)
 
     def index(self, node: ir.Index, bound: frozenset[str], entity: Entity, rule: str) -> None:
         self.expr(node.obj, bound, entity, rule)
@@ -563,7 +652,7 @@ class ScopeChecker:
             text = render.expr(key)
             if text not in rows:
                 self.report(key.span, f"unknown row of table {table.name} {text!r}"
-                            f"{hint(text, rows)}", rule)
+                            f"{self.d.missing(text, rows)}", rule)
                 return
         self.expr(key, bound, entity, rule)
 
@@ -602,16 +691,20 @@ class ScopeChecker:
             entity = ref.entity
             if entity in self.lenient or ref.name in self.scope(entity):
                 continue
+            if ref.name in self.d.switched_off:
+                self.report(ref.span, f"unknown name {ref.name!r}"
+                            f"{self.d.missing(ref.name, ())}", ref.rule)
+                continue
             if entity is not None and entity not in self.sites:
                 if ref.name in self.binders:
                     continue
                 self.report(ref.span, f"unknown name {ref.name!r}: not declared, and bound "
                             f"nowhere in the rulebook ({nowhere(entity)})"
-                            f"{hint(ref.name, self.binders | self.d.globals)}", ref.rule)
+                            f"{self.d.missing(ref.name, self.binders | self.d.globals)}", ref.rule)
                 continue
             known = ref.bound | self.scope(entity) | self.d.globals
             self.report(ref.span, f"unknown name {ref.name!r}{where(entity)}"
-                        f"{hint(ref.name, known)}", ref.rule)
+                        f"{self.d.missing(ref.name, known)}", ref.rule)
 
 
 def nowhere(entity: tuple[str, str]) -> str:

@@ -1425,7 +1425,7 @@ class _Gen:
         }
         if name not in reducers:
             raise _Unsupported(name)
-        if name in ("max", "min") and node.args:
+        if name in ("max", "min", "first") and node.args:
             pass
         elif node.args:
             raise _Unsupported(name)
@@ -1437,11 +1437,11 @@ class _Gen:
         value = self.x(element, inner) if element is not None else var
         self.w(f"{t}.append({value})")
         self.end_loop()
-        if name in ("max", "min") and node.args:
+        if name in ("max", "min", "first") and node.args:
             r = self.tmp()
             self.w(f"if {t}:")
             self.push()
-            self.w(f"{r} = {name}({t})")
+            self.w(f"{r} = {t}[0]" if name == "first" else f"{r} = {name}({t})")
             self.pop()
             self.w("else:")
             self.push()

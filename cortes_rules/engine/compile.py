@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from operator import attrgetter
@@ -108,21 +109,103 @@ def builtin_functions(world: World) -> dict[str, Callable[..., Any]]:
         "union": lambda c: frozenset(itertools.chain.from_iterable(c)),
         "is_number": lambda x: isinstance(x, (int, Fraction)) and not isinstance(x, bool),
         "direction": lambda a, b: world.direction(a, b),
-        "columns": lambda t: t.columns,
-        "table_rule": lambda t: t.rule,
-        "cell": lambda t, r, c: t.rows[r][t.columns.index(c)],
+        "columns": lambda t: _table(t, "columns").columns,
+        "table_rule": lambda t: _table(t, "table_rule").rule,
+        "cell": table_cell,
     }
 
 
+class EvaluationError(ValueError):
+    """A value that an expression cannot use, said in the rules language's words
+    (the ``RulesRuntimeError`` that reports it adds where, and which rule)."""
+
+
+def _table(value: Any, function: str) -> Table:
+    if not isinstance(value, Table):
+        raise EvaluationError(f"{function}(...) takes a table, not {describe(value)}")
+    return value
+
+
+def table_cell(table: Any, row: Any, column: Any) -> Any:
+    """``cell(t, r, c)``: the cell of a table's row ``r`` in column ``c``."""
+    cells = index_value(_table(table, "cell"), row).cells
+    try:
+        return cells[table.columns.index(column)]
+    except ValueError:
+        raise EvaluationError(f"table {table.name} has no column {format_value(column)} "
+                              f"(columns: {_listed(table.columns)})") from None
+
+
+def describe(value: Any) -> str:
+    """A value for a message: what it is, and which one when that is short."""
+    if value is None:
+        return "none"
+    for kind, word in _KINDS:
+        if isinstance(value, kind):
+            text = format_value(value)
+            return f"{word} {text}" if len(text) <= 40 else word
+    return format_value(value)
+
+
+def _listed(items: Iterable[Any], most: int = 12) -> str:
+    shown = [format_value(i) for i in items]
+    return ", ".join(shown[:most]) + (", ..." if len(shown) > most else "")
+
+
+def plain_error(error: BaseException) -> str:
+    """A Python error met while evaluating, said without Python's words: its
+    types as the language names them (``'NoneType' object`` is none)."""
+    if isinstance(error, KeyError) and error.args and not isinstance(error.args[0], str):
+        return f"no entry for {describe(error.args[0])}"
+    text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
+    if isinstance(error, IndexError):
+        return "an item past the end of a list"
+    text = re.sub(r"'(\w+)' object", lambda m: _PYTHON_TYPES.get(m[1], m[0]), text)
+    text = re.sub(r"'(NoneType|int|str|tuple|frozenset|bool|Fraction|Piece|Place|Player"
+                  r"|Table|Row|dict)'", lambda m: _PYTHON_TYPES[m[1]], text)
+    text = text.replace("unsupported operand type(s) for", "cannot apply")
+    return text.replace("is not subscriptable", "cannot be indexed").replace(
+        "is not iterable", "is not a collection")
+
+
+_KINDS: tuple[tuple[type, str], ...] = (
+    (bool, "the truth value"), (int, "the number"), (Fraction, "the number"),
+    (str, "the text"), (Piece, "the piece"), (Place, "the place"), (Player, "the player"),
+    (Table, "the table"), (Row, "a row of a table"), (tuple, "the list"),
+    (frozenset, "the set"))
+_PYTHON_TYPES = {"NoneType": "none", "int": "a number", "str": "a text",
+                 "NamedText": "a text", "tuple": "a list", "frozenset": "a set",
+                 "bool": "a truth value", "Fraction": "a number", "Piece": "a piece",
+                 "Place": "a place", "Player": "a player", "Table": "a table",
+                 "Row": "a row of a table", "dict": "a cell keyed by player"}
+
+
 def index_value(target: Any, k: Any) -> Any:
-    """``target[k]``: a table's row, a keyed cell's entry (by player name), an item."""
+    """``target[k]``: a table's row, a keyed cell's entry (by player name), an item.
+
+    Raises:
+        EvaluationError: no such row, entry or item, or nothing to index, said so.
+    """
+    try:
+        if isinstance(target, Table):
+            return Row(target, target.rows[k])
+        if isinstance(target, dict):
+            if isinstance(k, Player) and k not in target:
+                k = k.name
+            return target[k.name if isinstance(k, Player) and k.name in target else k]
+        return target[k]
+    except (KeyError, IndexError, TypeError):
+        pass
     if isinstance(target, Table):
-        return Row(target, target.rows[k])
+        raise EvaluationError(f"table {target.name} has no row {describe(k)} (rows: "
+                              f"{_listed(target.rows)})") from None
     if isinstance(target, dict):
-        if isinstance(k, Player) and k not in target:
-            k = k.name
-        return target[k.name if isinstance(k, Player) and k.name in target else k]
-    return target[k]
+        raise EvaluationError(f"this cell has no entry for {describe(k)} (entries: "
+                              f"{_listed(target)})") from None
+    if isinstance(target, (tuple, list, str)) and isinstance(k, int):
+        raise EvaluationError(f"item {k} of {describe(target)}: it has {len(target)} "
+                              f"item(s), numbered from 0") from None
+    raise EvaluationError(f"{describe(target)} cannot be indexed by {describe(k)}") from None
 
 
 def is_test(value: Any, name: str) -> bool:
@@ -331,8 +414,8 @@ class Compiler:
                 raise
             except (ArithmeticError, TypeError, KeyError, ValueError, AttributeError,
                     IndexError, RecursionError) as error:
-                raise RulesRuntimeError(f"cannot evaluate this expression here: {error}",
-                                        span, rule) from None
+                raise RulesRuntimeError("cannot evaluate this expression here: "
+                                        f"{plain_error(error)}", span, rule) from None
 
         return guarded
 
@@ -774,15 +857,21 @@ class Compiler:
                         return True
                 return False
             return some
-        if name in ("max", "min") and extra:
+        if name in ("max", "min", "first") and extra:
+            # The further argument is what an empty comprehension gives.
             default = extra[0]
-            reduce = max if name == "max" else min
+            reduce: Callable[[list[Any]], Any] = (
+                max if name == "max" else min if name == "min" else _first_of)
             return lambda s, env: (lambda xs: reduce(xs) if xs else default(s, env))(
                 items(s, env))
         reducer = reducers.get(name)
         if reducer is None:
             raise CortesRulesError(f"{name}(...) does not take a comprehension")
         return lambda s, env: reducer(items(s, env))
+
+
+def _first_of(items: list[Any]) -> Any:
+    return items[0]
 
 
 def _rank(value: Any) -> Any:

@@ -24,15 +24,19 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from .. import arguments
 from ..core.world import Dice, Piece, Place, Player, World
 from ..dsl import ir
 from ..dsl.render import expr as render_expr
 from ..errors import (
+    ArgumentTypeError,
     CortesRulesError,
     IllegalActionError,
     NotationError,
     NothingToUndoError,
     StartError,
+    UnknownIdError,
+    UnknownNameError,
 )
 from ..rule_numbers import rule_key
 from .backend import Backend, select
@@ -52,6 +56,11 @@ from .compile import (
     dice_outcomes,
     format_value,
 )
+from . import typed as _typed
+from .observation import Observation, PieceView, Value
+from .observation import observed as _observed
+from .observation import printed_of as _printed_of
+from .observation import shown_attributes as _shown_attributes
 from .visibility import HideClauses
 from .action_space import ActionSpace, Kind, _nearest
 from .log import _NO_PIECE, EVERYONE, LogEntry, _log_between, _pieces_named, _unchain
@@ -197,6 +206,11 @@ class Machine:
         self.attributes = [(a, c.expr(a.initial, a.rule) if a.initial is not None else None)
                            for a in program.of(ir.AttributeDecl)]
         self.values = [(v.name, c.expr(v.initial, v.rule)) for v in program.of(ir.ValueDecl)]
+        # The declared types, to store values set by hand as the rules would.
+        self.attribute_types: dict[tuple[str, str], ir.TypeRef] = {
+            (a.owner, a.name): a.type for a in program.of(ir.AttributeDecl)}
+        self.value_types: dict[str, ir.TypeRef] = {
+            v.name: v.type for v in program.of(ir.ValueDecl)}
         self.endings = [
             (fast(f.when, f.rule), c.expr(f.winner, f.rule) if f.winner is not None else None,
              tuple(p if isinstance(p, str) else c.expr(p, f.rule)
@@ -517,13 +531,15 @@ class GameState:
 
     origin: tuple[Any, ...] | None = None
     """How the game began, for its record (``cortes_rules.record``):
-    ``("setup", NAME or None, positions or None)`` from ``Rulebook.new_game``,
+    ``("setup", NAME or None, positions or None, attributes or None)`` from
+    ``Rulebook.new_game``,
     ``("position", TEXT)`` from ``Rulebook.position``; None when unknown. A
     class default, so that making and copying states costs nothing more."""
 
     def __init__(self, machine: Machine, *, seed: int = 0,
                  positions: Mapping[str, str] | None = None,
-                 turn_limit: int | None = None, begin: bool = True) -> None:
+                 turn_limit: int | None = None, begin: bool = True,
+                 attributes: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.machine = machine
         world = machine.world
         self.seed = seed
@@ -584,14 +600,14 @@ class GameState:
         # anything clones the state (then None: the writes may be shared).
         self._last: tuple[Any, Any] | None = None
         for piece_id, place_id in (positions or {}).items():
-            piece = world.piece.get(piece_id)
+            piece = world.piece.get(piece_id) if isinstance(piece_id, str) else None
             if piece is None:
-                raise NotationError(f"positions: no piece {piece_id!r} in this rulebook"
-                                    f"{_nearest(piece_id, world.piece)}")
-            place = world.place.get(place_id)
+                raise UnknownIdError(f"positions: no piece {piece_id!r} in this rulebook"
+                                     f"{_nearest(str(piece_id), world.piece)}")
+            place = world.place.get(place_id) if isinstance(place_id, str) else None
             if place is None:
-                raise NotationError(f"positions: no place {place_id!r} (for {piece_id}) in "
-                                    f"this rulebook{_nearest(place_id, world.place)}")
+                raise UnknownIdError(f"positions: no place {place_id!r} (for {piece_id}) in "
+                                     f"this rulebook{_nearest(str(place_id), world.place)}")
             self._put(piece, place)
         for name, init in machine.values:
             self.values[name] = init(self, {})
@@ -606,6 +622,8 @@ class GameState:
                 table[decl.name] = [first] * len(owners)
             else:
                 table[decl.name] = [start(self, {decl.owner: o}) for o in owners]
+        if attributes:
+            self._start_attributes(attributes)
         self.stack: list[list[Any]] = [[machine.main, 0, {}]]
         self._native_rebuild()
         if not machine.turn_phases:
@@ -617,6 +635,51 @@ class GameState:
             raise StartError(breaches)
         self._run()
         self._check_endings()
+
+    def _start_attributes(self, attributes: Mapping[str, Mapping[str, Any]]) -> None:
+        """Give pieces, places and players the starting attribute values of
+        ``new_game(attributes=...)``: owner (a piece or place id, a player's name)
+        -> {attribute: value}, each stored as its declared type.
+
+        Raises:
+            UnknownNameError: an owner or attribute the rulebook does not hold,
+                or an owner id that names things of two kinds declaring it.
+            ArgumentTypeError: not a mapping of mappings, or a value not of
+                its attribute's declared type.
+        """
+        world = self.machine.world
+        if not isinstance(attributes, Mapping):
+            raise ArgumentTypeError(
+                f"attributes is a mapping of owner -> {{attribute: value}}, not "
+                f"{arguments.describe(attributes)}")
+        things: dict[str, tuple[Mapping[str, Any], dict[str, list[Any]]]] = {
+            "piece": (world.piece, self.piece_attrs), "place": (world.place, self.place_attrs),
+            "player": (world.player, self.player_attrs)}
+        for owner, given in attributes.items():
+            arguments.name(owner, "an owner of attributes (a piece, place or player)")
+            if not isinstance(given, Mapping):
+                raise ArgumentTypeError(
+                    f"attributes[{owner!r}] is a mapping of attribute -> value, not "
+                    f"{arguments.describe(given)}")
+            kinds = [k for k, (table, _) in things.items() if owner in table]
+            if not kinds:
+                raise UnknownNameError(f"attributes: no piece, place or player {owner!r} in "
+                                       f"this rulebook")
+            for name, value in given.items():
+                arguments.name(name, f"an attribute of {owner}")
+                fitting = [k for k in kinds if name in things[k][1]]
+                if len(fitting) != 1:
+                    what = " and ".join(f"a {k}" for k in (fitting or kinds))
+                    problem = "has no declared attribute" if not fitting else (
+                        "is ambiguous: each declares the attribute")
+                    raise UnknownNameError(f"attributes: {owner} ({what}) {problem} "
+                                           f"{name!r}")
+                kind = fitting[0]
+                table, columns = things[kind]
+                thing = table[owner]
+                columns[name][thing.index] = _typed.declared(
+                    value, self.machine.attribute_types.get((kind, name)), world,
+                    f"{owner}.{name}")
 
     def start_breaches(self) -> list[tuple[str | None, str]]:
         """What this position breaks of the rulebook's ``require at start`` clauses.
@@ -717,8 +780,14 @@ class GameState:
         return place.id if place is not None else None
 
     def attribute(self, piece_id: str, name: str) -> Any:
-        """A declared or printed attribute of a piece (``steps``, ``spent``, ``move``...)."""
+        """A declared or printed attribute of a piece (``steps``, ``spent``, ``move``...).
+
+        Raises:
+            UnknownIdError: no piece has that id.
+            UnknownNameError: a piece has no attribute of that name.
+        """
         piece = self._piece(piece_id)
+        arguments.name(name, "an attribute")
         if name in self.piece_attrs:
             return self.piece_attrs[name][piece.index]
         if name in piece.props:
@@ -729,34 +798,106 @@ class GameState:
             return piece.cls
         if name == "side":
             return piece.side.name if piece.side is not None else None
-        raise CortesRulesError(f"a piece has no attribute {name!r}")
+        raise UnknownNameError(f"a piece has no attribute {name!r}")
 
     def set_attribute(self, piece_id: str, name: str, value: Any) -> None:
         """Set a declared attribute of a piece, to set up a position (e.g. a reduced unit).
 
+        The value is stored as the attribute's declared type, as the rules'
+        own ``set`` stores it: for a ``piece``, ``place`` or ``player``
+        attribute, the id (or name) of one, or None (``set_attribute("C2",
+        "held_by", "C1")``); ``int``, a whole number; ``bool``, True or False;
+        ``list`` or ``set``, a list, tuple or set.
+
         Raises:
-            CortesRulesError: no such piece, or the attribute is not declared.
+            UnknownIdError: no such piece, or an id in ``value`` names nothing.
+            UnknownNameError: a piece has no declared attribute of that name.
+            ArgumentTypeError: the value is not of the attribute's declared type.
         """
         piece = self._piece(piece_id)
-        if name not in self.piece_attrs:
-            raise CortesRulesError(f"a piece has no declared attribute {name!r}")
+        value = self._declared("piece", name, value, f"{piece.id}.{name}")
         self._write_piece(name, piece.index, value)
-        self._legal = None
-        self._forget_undo()
+        self._set_by_hand()
+
+    def set_place_attribute(self, place_id: str, name: str, value: Any) -> None:
+        """Set a declared attribute of a place (a marker), to set up a position.
+
+        The value is stored as the attribute's declared type (see ``set_attribute``).
+
+        Raises:
+            UnknownIdError: no such place, or an id in ``value`` names nothing.
+            UnknownNameError: a place has no declared attribute of that name.
+            ArgumentTypeError: the value is not of the attribute's declared type.
+        """
+        place = self._place(place_id)
+        value = self._declared("place", name, value, f"{place.id}.{name}")
+        self._write_place(name, place.index, value)
+        self._set_by_hand()
+
+    def set_player_attribute(self, player: str, name: str, value: Any) -> None:
+        """Set a declared attribute of a player (a tally, a value a scenario gives him),
+        to set up a position.
+
+        The value is stored as the attribute's declared type (see ``set_attribute``).
+
+        Raises:
+            UnknownNameError: no such player, or a player has no declared
+                attribute of that name.
+            ArgumentTypeError: the value is not of the attribute's declared type.
+        """
+        owner = self._viewer(player)
+        value = self._declared("player", name, value, f"{owner.name}.{name}")
+        self.player_attrs[name][owner.index] = value
+        self._stamp(0)
+        self._set_by_hand()
 
     def set_value(self, name: str, value: Any) -> None:
         """Set a declared value (``value NAME: ...``), to set up a position.
 
+        The value is stored as the value's declared type (see ``set_attribute``).
+
         Raises:
-            CortesRulesError: the rulebook declares no such value.
+            UnknownNameError: the rulebook declares no such value.
+            ArgumentTypeError: the value is not of the declared type.
         """
+        arguments.name(name, "a value")
         if name not in self.values:
             known = ", ".join(sorted(self.values)) or "none"
-            raise CortesRulesError(f"no value {name!r} in this rulebook (values: {known})")
-        self._own_values()[name] = self._resolve(value)
+            raise UnknownNameError(f"no value {name!r} in this rulebook (values: {known})")
+        value = _typed.declared(value, self.machine.value_types.get(name),
+                                self.machine.world, f"the value {name}")
+        self._own_values()[name] = value
         self._stamp(0)
+        self._set_by_hand()
+
+    def _declared(self, owner: str, name: str, value: Any, what: str) -> Any:
+        """``value`` for the ``owner`` attribute ``name``, as its declared type.
+
+        Raises:
+            UnknownNameError: no ``owner`` attribute of that name is declared.
+            ArgumentTypeError, UnknownIdError: as ``typed.declared``.
+        """
+        arguments.name(name, "an attribute")
+        table = {"piece": self.piece_attrs, "place": self.place_attrs,
+                 "player": self.player_attrs}[owner]
+        if name not in table:
+            known = ", ".join(sorted(table)) or "none"
+            raise UnknownNameError(f"a {owner} has no declared attribute {name!r}"
+                                   f"{_nearest(name, table)} (attributes: {known})")
+        return _typed.declared(value, self.machine.attribute_types.get((owner, name)),
+                               self.machine.world, what)
+
+    def _set_by_hand(self) -> None:
+        """After a set-up write: the legal actions are listed afresh, and the writes
+        cannot be undone by ``undo()`` (they are not actions). Before any action, the
+        game's record starts from this position (its set-up no longer says it all)."""
         self._legal = None
         self._forget_undo()
+        if self._history is None and self.origin is not None:
+            try:
+                self.origin = ("position", self.to_notation())
+            except NotationError:   # a value the notation cannot write: as before
+                pass
 
     def positions(self) -> dict[str, str]:
         """Where every placed piece is: piece id -> place id, in piece order."""
@@ -809,12 +950,12 @@ class GameState:
                 frames if not self.terminal else None)
 
     def pieces_at(self, place_id: str) -> list[str]:
-        """The ids of the pieces in a place, in piece order."""
-        place = self.machine.world.place.get(place_id)
-        if place is None:
-            raise NotationError(f"no place {place_id!r} in this rulebook"
-                                f"{_nearest(place_id, self.machine.world.place)}")
-        return [p.id for p in self.pieces_in(place)]
+        """The ids of the pieces in a place, in piece order.
+
+        Raises:
+            UnknownIdError: no place has that id.
+        """
+        return [p.id for p in self.pieces_in(self._place(place_id))]
 
     def evaluate(self, text: str, **variables: Any) -> Any:
         """The value of an expression of the rules language in this position.
@@ -826,12 +967,13 @@ class GameState:
 
         Raises:
             CortesRulesError: the text does not parse or cannot be evaluated here.
+            ArgumentTypeError: the text is not a string.
         """
         from ..dsl.check import reading_uses
         from ..dsl.lower import fold_readings
         from ..dsl.parse import parse_expression
 
-        node = parse_expression(text)
+        node = parse_expression(arguments.text(text, "an expression"))
         program = self.machine.program
         for use, _ in reading_uses(node):
             entry = program.interpretations.get(use.entry)
@@ -857,11 +999,30 @@ class GameState:
         return value
 
     def _piece(self, piece_id: str) -> Piece:
-        try:
-            return self.machine.world.piece[piece_id]
-        except KeyError:
-            raise NotationError(f"no piece {piece_id!r} in this rulebook"
-                                f"{_nearest(piece_id, self.machine.world.piece)}") from None
+        """The piece of that id.
+
+        Raises:
+            ArgumentTypeError: ``piece_id`` is not a string.
+            UnknownIdError: no piece has that id.
+        """
+        found = self.machine.world.piece.get(arguments.name(piece_id, "a piece"))
+        if found is None:
+            raise UnknownIdError(f"no piece {piece_id!r} in this rulebook"
+                                 f"{_nearest(piece_id, self.machine.world.piece)}")
+        return found
+
+    def _place(self, place_id: str) -> Place:
+        """The place of that id.
+
+        Raises:
+            ArgumentTypeError: ``place_id`` is not a string.
+            UnknownIdError: no place has that id.
+        """
+        found = self.machine.world.place.get(arguments.name(place_id, "a place"))
+        if found is None:
+            raise UnknownIdError(f"no place {place_id!r} in this rulebook"
+                                 f"{_nearest(place_id, self.machine.world.place)}")
+        return found
 
     def next_player(self, player: Player) -> Player:
         """The player seated after ``player`` in turn order (engine objects)."""
@@ -894,7 +1055,12 @@ class GameState:
         return _unchain(self._log)
 
     def log_tail(self, n: int) -> list[LogEntry]:
-        """The last ``n`` lines of the log, oldest first (the log is not walked further)."""
+        """The last ``n`` lines of the log, oldest first (the log is not walked further).
+
+        Raises:
+            ArgumentTypeError: ``n`` is not a whole number.
+        """
+        arguments.whole(n, "a number of log lines")
         out: list[LogEntry] = []
         chain = self._log
         while chain is not None and len(out) < n:
@@ -936,9 +1102,8 @@ class GameState:
         if not 0 <= index < len(nodes):
             raise CortesRulesError(f"no action at ply {ply}: {len(nodes)} action"
                                    f"{'s have' if len(nodes) != 1 else ' has'} been applied")
-        if player is not None and player not in self.machine.world.player:
-            raise CortesRulesError(f"no player {player!r}"
-                                   f"{_nearest(player, self.machine.world.player)}")
+        if player is not None:
+            self._viewer(player)
         start = nodes[index][2] if len(nodes[index]) > 2 else None
         end = nodes[index + 1][2] if index + 1 < len(nodes) else self._log
         return [e for e in _log_between(start, end) if player is None or e.visible_to(player)]
@@ -1486,11 +1651,12 @@ class GameState:
         """The player of that name.
 
         Raises:
-            CortesRulesError: no player of that name.
+            ArgumentTypeError: ``player`` is not a string.
+            UnknownNameError: no player of that name.
         """
-        found = self.machine.world.player.get(player) if isinstance(player, str) else None
+        found = self.machine.world.player.get(arguments.name(player, "a player"))
         if found is None:
-            raise CortesRulesError(f"no player {player!r}"
+            raise UnknownNameError(f"no player {player!r}"
                                    f"{_nearest(str(player), self.machine.world.player)}")
         return found
 
@@ -2355,30 +2521,36 @@ class GameState:
                 return True
         return False
 
-    def observation(self, player: str) -> dict[str, Any]:
-        """What one player may see now.
+    def observation(self, player: str) -> Observation:
+        """What one player may see now, typed (``cortes_rules.engine.observation``).
 
-        Visible pieces by id with their place and attributes; hidden ones
-        only as counts per place (or ``"unknown"`` where their place is hidden
-        too); the players' attributes the ``hide player`` clauses leave him;
-        the game values; and the log lines he may read that name no piece
-        hidden from him now. Wherever a value names a piece hidden from him
-        (a list of units held in a game value, say), that piece shows as
-        ``"?"``. A line he read when it was written but that names a piece
-        hidden since (a unit that has moved under a stack) is left out here:
-        it is part of what he knows, ``information_state()``, not of what
-        he sees.
+        Visible pieces by id with their place and, apart, what their counter
+        prints (``printed``), what they show on the table (``shown``: the
+        attributes the rulebook marks ``shown``, a unit's steps) and the rules'
+        bookkeeping on them (``bookkeeping``: the other declared attributes);
+        hidden ones only as counts per place (or ``"unknown"`` where their
+        place is hidden too); the players' attributes the ``hide player``
+        clauses leave him; the game values; and the log lines he may read that
+        name no piece hidden from him now. Values are ints, bools, ids and
+        names, texts and lists (``Observation``'s docstring). Wherever a value
+        names a piece hidden from him (a list of units held in a game value,
+        say), that piece shows as ``"?"``. A line he read when it was written
+        but that names a piece hidden since (a unit that has moved under a
+        stack) is left out here: it is part of what he knows,
+        ``information_state()``, not of what he sees.
 
         Raises:
-            CortesRulesError: no player of that name.
+            UnknownNameError: no player of that name.
         """
         world = self.machine.world
         viewer = self._viewer(player)
-        pieces: dict[str, Any] = {}
+        printed, shown = _seen_parts(self.machine)
+        pieces: dict[str, PieceView] = {}
         hidden: dict[str, int] = {}
         unseen: set[Piece] = set()
         if self.machine.hides:
             unseen.update(p for p in world.pieces if self.hidden_from(p, viewer))
+        attrs = self.piece_attrs.items()
         for piece in world.pieces:
             place = self.where[piece.index]
             if piece in unseen:
@@ -2387,18 +2559,22 @@ class GameState:
                     key = "unknown"
                 hidden[key] = hidden.get(key, 0) + 1
                 continue
-            record = {"place": place.id if place is not None else None}
-            for name, values in self.piece_attrs.items():
-                record[name] = _shown(values[piece.index], unseen)
-            pieces[piece.id] = record
+            index = piece.index
+            on_table: dict[str, Value] = {}
+            kept: dict[str, Value] = {}
+            for name, values in attrs:
+                (on_table if name in shown else kept)[name] = _observed(values[index], unseen)
+            pieces[piece.id] = {"place": place.id if place is not None else None,
+                                "printed": printed(piece), "shown": on_table,
+                                "bookkeeping": kept}
         return {
             "turn": self.turn, "phase": self.phase, "to_act": self.current_player,
             "pieces": pieces, "hidden": hidden,
-            "players": {p.name: {n: _shown(v[p.index], unseen)
+            "players": {p.name: {n: _observed(v[p.index], unseen)
                                  for n, v in self.player_attrs.items()
                                  if not self.attribute_hidden_from(p, n, viewer)}
                         for p in world.players},
-            "values": {n: _shown(v, unseen) for n, v in self.values.items()},
+            "values": {n: _observed(v, unseen) for n, v in self.values.items()},
             "log": [str(e) for e in self.log
                     if e.visible_to(player) and not _names_any(e, unseen)],
         }
@@ -2467,19 +2643,14 @@ def _reads(node: Any, attribute: str) -> bool:
     return False
 
 
-def _shown(value: Any, unseen: set[Piece]) -> str:
-    """A value as ``format_value`` writes it, each piece of ``unseen`` written ``?``."""
-    if not unseen:
-        return format_value(value)
-    if type(value) is Piece:
-        return "?" if value in unseen else format_value(value)
-    if isinstance(value, (tuple, list)):
-        return ", ".join(_shown(v, unseen) for v in value)
-    if isinstance(value, frozenset):
-        return ", ".join(_shown(v, unseen) for v in sorted(value, key=_order_key))
-    if isinstance(value, NamedText) and any(p in unseen for p in value.pieces):
-        return "?"
-    return format_value(value)
+def _seen_parts(machine: Machine) -> tuple[Any, frozenset[str]]:
+    """What ``observation()`` needs of a rulebook, worked out once and kept on it: each
+    piece's printed counter, and the names of the piece attributes marked ``shown``."""
+    found = getattr(machine, "_observation_parts", None)
+    if found is None:
+        found = (_printed_of(machine.world), _shown_attributes(machine.program))
+        setattr(machine, "_observation_parts", found)   # noqa: B010 - kept on first use
+    return found
 
 
 def _names_any(entry: LogEntry, unseen: set[Piece]) -> bool:

@@ -19,6 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .. import arguments
+from ..arguments import describe
+from ..errors import ArgumentTypeError
 from .draw import (COUNTER, MARGIN, PANEL_WIDTH, RADIUS, TITLE_HEIGHT, Highlights, _e, _f,
                    _Picture, _points, arrows_of, resolve, texts, wrap)
 from .layout import ACROSS, ALONG, WATER, WATER_EDGE
@@ -58,6 +61,13 @@ def render_svg(state: GameState, *, highlight: Highlights = (), marked: Highligh
         CortesRulesError: a highlight or arrow argument of the wrong shape, or
             ``viewer`` is not a player of the game.
     """
+    from ..engine.machine import GameState
+
+    if not isinstance(state, GameState):
+        raise ArgumentTypeError(f"render_svg draws a GameState, not {describe(state)}")
+    arguments.optional_name(viewer, "a viewer (a player)")
+    if title is not None:
+        arguments.text(title, "a title")
     picture = _Picture(state, viewer)
     world, layout, svg = picture.world, picture.layout, picture.svg
     shaded, refused = texts(highlight, "highlight"), texts(marked, "marked")

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.world import Piece, Place, World
 from ..dsl import ir
-from ..errors import CortesRulesError, NotationError
+from ..arguments import describe
+from ..errors import ArgumentTypeError, CortesRulesError, UnknownIdError
 from .layout import (ACROSS, ACROSS_COLOURS, ALONG, ALONG_COLOURS, MARK, MARK_COLOURS,
                      NATURAL_FILLS, NEUTRAL_FILL, SIDE_FILLS, STRONG, WATER, WATER_EDGE,
                      Layout, Point, components, cycle, hexside_styles, zone_number)
@@ -101,7 +102,11 @@ class _Picture:
         terrains = list(program.of(ir.TerrainDecl))
         used = {f for p in (*world.hexes, *world.areas) for f in p.features}
         self.terrain = [t for t in terrains if t.name in used]
-        natural = [t.name for t in terrains if t.kind != "artificial"]
+        # Ground terrains fill a hex, the natural ones first; a relief (a hill under
+        # woods) fills it when alone, and is drawn as a ring inside the fill when a
+        # natural one is there too.
+        natural = [t.name for t in terrains if t.kind == "natural"] + \
+            [t.name for t in terrains if t.kind not in ("natural", "artificial")]
         artificial = [t.name for t in terrains if t.kind == "artificial"]
         self.fill = {name: cycle(NATURAL_FILLS, i) for i, name in enumerate(natural)}
         self.ring = {name: cycle(STRONG, i) for i, name in enumerate(artificial)}
@@ -153,6 +158,9 @@ class _Picture:
                     f'points="{_points(layout.corners(centre))}" fill="{fill}" '
                     f'stroke="#a8a29a" stroke-width="0.8"/>')
             scale = 0.8
+            for name in natural[1:]:
+                svg.add(f'<polygon points="{_points(layout.corners(centre, 0.9))}" '
+                        f'fill="none" stroke="{self.fill[name]}" stroke-width="5"/>')
             for name in self.ring:
                 if name in place.features:
                     colour = self.ring[name]
@@ -456,20 +464,21 @@ def _on_borders(world: World, feature: str) -> bool:
 
 
 def resolve(world: World, ids: Iterable[str], what: str) -> list[Place]:
-    """Places by id, or a NotationError naming the first unknown one."""
+    """Places by id, or an UnknownIdError (a NotationError) naming the first unknown one."""
     found = []
     for ident in ids:
         place = world.place.get(str(ident))
         if place is None:
-            raise NotationError(f"no place {ident!r} in this rulebook (in {what})")
+            raise UnknownIdError(f"no place {ident!r} in this rulebook (in {what})")
         found.append(place)
     return found
 
 
 def texts(given: Highlights, what: str) -> dict[str, str]:
     """A highlight argument as place id -> text (empty text when none is given)."""
-    if isinstance(given, str):
-        raise CortesRulesError(f"{what} takes place ids (a list or a mapping), not one string")
+    if isinstance(given, str) or not isinstance(given, Iterable):
+        raise ArgumentTypeError(f"{what} takes place ids (a list or a mapping), not "
+                                f"{describe(given)}")
     if isinstance(given, Mapping):
         return {str(k): "" if v is None else str(v) for k, v in given.items()}
     return {str(k): "" for k in given}
@@ -481,6 +490,9 @@ def wrap(text: str, width: int) -> list[str]:
 
 def arrows_of(given: Iterable[Any]) -> list[tuple[str, str, str]]:
     """Arrows as (from, to, text) triples."""
+    if isinstance(given, str) or not isinstance(given, Iterable):
+        raise ArgumentTypeError(f"arrows are (from, to) or (from, to, text) pairs, not "
+                                f"{describe(given)}")
     found = []
     for arrow in given:
         if not isinstance(arrow, (tuple, list)) or len(arrow) not in (2, 3):

@@ -24,9 +24,9 @@ np = need("numpy", "pettingzoo")
 Layout = need("cortes_rules.adapters.tensors", "pettingzoo").Layout
 
 
-def _number(text: str) -> float:
-    return {"true": 1.0, "false": 0.0}.get(text, float(text) if text.lstrip("-").isdigit()
-                                          else 0.0)
+def _number(value: Any) -> float:
+    """A value of the observation as the tensor holds it: a whole number or a yes/no, else 0."""
+    return float(value) if type(value) in (int, bool) else 0.0
 
 
 def tensor_from_observation(layout: Any, state: GameState, player: str) -> Any:
@@ -43,7 +43,8 @@ def tensor_from_observation(layout: Any, state: GameState, player: str) -> Any:
             continue
         view["pieces"][i, off if record["place"] is None else places[record["place"]]] = 1
         for j, name in enumerate(layout.piece_attributes):
-            view["piece_attributes"][i, j] = _number(record[name])
+            shown = record["shown"] if name in record["shown"] else record["bookkeeping"]
+            view["piece_attributes"][i, j] = _number(shown[name])
     for place, count in seen["hidden"].items():
         view["hidden_counts"][{"off": off, "unknown": hidden}.get(place) or places[place]] = count
     for p, attributes in enumerate(seen["players"].values()):

@@ -105,7 +105,7 @@ def test_report_counts_and_final_line(checkout: Path) -> None:
     assert counts == {STATED: 6, SUMMARY_ONLY: 2, DEFINITION: 1, "tested": 4,
                       "untested": 5, "rules": 9}
     last = list(report.lines())[-1]
-    assert last.startswith("9 numbered rules: 6 stated, 2 summary only, "
+    assert last.startswith("9 numbered rules, optional ones included: 6 stated, 2 summary only, "
                            "1 definition/commentary; 4 cited by tests, 5 by none")
 
 

@@ -60,7 +60,7 @@ def _scanned(state: Any, observation: dict[str, Any]) -> str:
     """
     values = {n: v for n, v in observation["values"].items()
               if _holds_piece(state.values[n])}
-    return json.dumps({**observation, "values": values})
+    return json.dumps({**observation, "values": values}, default=str)
 
 
 def _holds_piece(value: Any) -> bool:
@@ -189,8 +189,8 @@ def test_a_value_naming_a_hidden_piece_shows_it_as_a_question_mark() -> None:
     name = next(n for n, v in state.values.items() if isinstance(v, tuple))
     state.set_value(name, (top, under))
     shown = state.observation("spanish")["values"][name]
-    assert shown == f"{top.id}, ?"
-    assert state.observation("aztec")["values"][name] == f"{top.id}, {under.id}"
+    assert shown == [top.id, "?"]
+    assert state.observation("aztec")["values"][name] == [top.id, under.id]
 
 
 @pytest.mark.rule("8.8")

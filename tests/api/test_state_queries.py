@@ -56,4 +56,5 @@ def test_repr_names_the_game_turn_phase_and_player(book):
     veteran = cortes_rules.load("cortes", options="veteran")
     shown = repr(veteran)
     assert shown.startswith("<Rulebook 'cortes', ") and "11.9, 11.10" in shown
-    assert f"{len(veteran.program.rules)} rules" in shown
+    numbered = sum(1 for r in veteran.program.all_rules if not r.mechanism)
+    assert f"{numbered} numbered rules, all in play" in shown   # veteran: every option

@@ -248,7 +248,7 @@ def test_cards_are_played_from_the_players_own_hand() -> None:
     assert sorted(str(a) for a in state.legal_actions()) == ["play M1", "play S2", "play S6"]
     state.apply("play S6")
     assert true_places(state)["S6"] == "trick"
-    assert state.observation("south")["pieces"]["S6"]["played_by"] == "north"
+    assert state.observation("south")["pieces"]["S6"]["bookkeeping"]["played_by"] == "north"
     with pytest.raises(cortes_rules.CortesRulesError):
         state.apply("play S5")  # a card of South's hand, on East's turn
     assert state.current_player == "east"
@@ -262,13 +262,13 @@ def test_the_highest_card_takes_the_trick() -> None:
     assert state.is_chance_node()   # the next deal
     seen = state.observation("north")["players"]
     assert {p: seen[p]["score"] for p in ("north", "east", "south")} == {
-        "north": "0", "east": "0", "south": "0"}
+        "north": 0, "east": 0, "south": 0}
     while state.is_chance_node():
         state.apply_chance()
     for action in ("play M1", "play S1", "play M5"):
         state.apply(action)
     seen = state.observation("east")["players"]
-    assert {p: int(seen[p]["score"]) for p in ("north", "east", "south")} == {
+    assert {p: seen[p]["score"] for p in ("north", "east", "south")} == {
         "north": 0, "east": 0, "south": 7}
 
 

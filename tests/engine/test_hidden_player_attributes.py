@@ -29,9 +29,9 @@ rule 2.7 "A secret pace" {
 def test_a_hidden_attribute_is_shown_only_to_its_owner(tmp_path: Path) -> None:
     state = minimal_with(tmp_path, SECRET).new_game(setup="standard")
     red_sees = state.observation("red")["players"]
-    assert red_sees["red"]["pace"] == "3"
+    assert red_sees["red"]["pace"] == 3
     assert "pace" not in red_sees["blue"]
-    assert state.observation("blue")["players"]["blue"]["pace"] == "3"
+    assert state.observation("blue")["players"]["blue"]["pace"] == 3
     assert "pace" not in state.observation("blue")["players"]["red"]
 
 
@@ -42,7 +42,7 @@ def test_the_attribute_is_shown_once_the_condition_fails(tmp_path: Path) -> None
     state.apply("rest")
     assert "pace" not in state.observation("blue")["players"]["red"]
     state.apply("walk R start")
-    assert state.observation("blue")["players"]["red"]["pace"] == "3"
+    assert state.observation("blue")["players"]["red"]["pace"] == 3
 
 
 @pytest.mark.rule("2.7", rulebook="minimal_race")

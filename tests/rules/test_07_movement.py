@@ -101,18 +101,20 @@ def test_7_2_unused_points_are_lost_at_phase_end(game):
 
 # ------------------------------------------------------------------ 7.3
 @pytest.mark.rule("7.3")
-def test_7_3_one_mp_unit_may_enter_a_two_mp_hex_as_its_first_move(tmp_path):
+@pytest.mark.parametrize("options", [(), ("11.6",)])
+def test_7_3_one_mp_unit_may_enter_a_two_mp_hex_as_its_first_move(tmp_path, options):
     # S1 given a movement factor of 1, on the mainland next to Chapultepec
-    # (1322, major fortress: 2 MP).
+    # (1322, major fortress: 2 MP). The minimum move cites 7.3 alone, not the
+    # exceptions to 7.5 (9.4, and 11.6 when in use), which did not permit it.
     line = "counter S1 \"Jorge de Alvarado's command\" infantry steps 4 combat 7, 5, 4, 2 move "
-    book = _book_with_counter_change(tmp_path, line + "4", line + "1")
+    book = _book_with_counter_change(tmp_path, line + "4", line + "1", options)
     state = book.new_game(positions={"S1": "1222"})
     state.apply("move S1 1322")
     assert state.place_of("S1") == "1322"
     assert spent(state, "S1") == 1  # all it had: 0 left
     entry = S.move_entry(state.log, "S1")
     assert S.move_cost(entry) == 2
-    assert "7.3" in entry.rules
+    assert "7.3" in entry.rules and "9.4" not in entry.rules and "11.6" not in entry.rules
     assert "0 of 1 MP left" in entry.text
     assert not any(a.kind == "move" for a in state.legal_actions())
 
@@ -140,13 +142,13 @@ def test_7_3_minimum_move_does_not_open_forbidden_hexes(game):
     assert "7.5" in rejected(state, "move S1 3021")
 
 
-def _book_with_counter_change(tmp_path, old, new):
+def _book_with_counter_change(tmp_path, old, new, options=()):
     """The Cortés rulebook with one counter line of counters.rules rewritten."""
     text = (ROOT / "rulebook" / "cortes" / "counters.rules").read_text(encoding="utf-8")
     assert old in text
     path = tmp_path / "counters.rules"
     path.write_text(text.replace(old, new), encoding="utf-8")
-    return cortes_rules.load("cortes", counters=str(path))
+    return cortes_rules.load("cortes", counters=str(path), options=list(options))
 
 
 @pytest.mark.rule("7.3")

@@ -170,6 +170,36 @@ def test_9_2_cuauhtemoc_in_an_aztec_attack_shifts_two_right(book):
     assert final_column(state) == "1:1" and "9.2" not in state.log[-1].rules
 
 
+@pytest.mark.rule("8.4")
+@pytest.mark.rule("8.11")
+def test_8_4_leaders_and_cannons_join_only_beside_a_unit_that_fights(book):
+    # Interpretation stepless_attackers: 1110 and 1112 are opposite each other
+    # around 1111, so Cortes or a cannon joining from 1112 would make the
+    # attack concentric; alone there, neither may join.
+    for piece in ("Cortes", "S25"):
+        state = run(at(book, {"S1": "1110", piece: "1112", "A11": "1111"}),
+                    "attack 1111", "join S1")
+        assert rules_of(state, f"join {piece}") == ["8.4"]
+    # Beside a unit of its hex that attacks (a cannon: infantry), it may.
+    state = run(at(book, {"S1": "1110", "S2": "1112", "S25": "1112", "A11": "1111"}),
+                "attack 1111", "join S1")
+    assert rules_of(state, "join S25") == ["8.4"]        # S2 has not joined yet
+    run(state, "join S2", "join S25")
+    assert "S25 joins" in state.log[-1].text
+    # A leader or cannon alone next to an enemy opens no battle.
+    state = at(book, {"Cortes": "1110", "S25": "1112", "A11": "1111", "S1": "1114"})
+    assert "attack 1111" not in [str(a) for a in state.legal_actions()]
+
+
+@pytest.mark.rule("8.4")
+@pytest.mark.rule("8.11")
+def test_8_4_the_other_reading_lets_them_join_from_any_hex(book):
+    free = cortes_rules.load("cortes", readings={"stepless_attackers": "from_any_hex"})
+    state = run(at(free, {"S1": "1110", "Cortes": "1112", "A11": "1111"}),
+                "attack 1111", "join S1", "join Cortes", "resolve")
+    assert "8.11" in state.log[-1].rules      # 1110 and 1112: a concentric assault
+
+
 # ------------------------------------------------------------------ 7.18, 7.21
 @pytest.mark.rule("7.18")
 def test_7_18_no_move_leaves_the_map(book):

@@ -422,14 +422,16 @@ def test_8_25_does_not_bind_aztecs(play):
 def test_8_25_infantry_may_bring_one_cannon(play):
     state = play(CAUSEWAY | {"S25": "2810", "S26": "2810"}, options=["8.25"])
     state.apply("attack 2910")
-    assert refused(state, "join S25") == ("8.25",)  # no infantry with it yet
+    # No infantry with it yet: nor may it join at all before some (8.4,
+    # interpretation stepless_attackers).
+    assert refused(state, "join S25") == ("8.4", "8.25")
     state.apply("join S1")
     state.apply("join S25")
     assert refused(state, "join S26") == ("8.25",)  # one cannon only
     state = play({"S9": "2810", "S25": "2810", "A11": "2910"}, options=["8.25"])
     state.apply("attack 2910")
     state.apply("join S9")
-    assert refused(state, "join S25") == ("8.25",)  # cavalry brings no cannon
+    assert refused(state, "join S25") == ("8.4", "8.25")  # cavalry brings no cannon
 
 
 @pytest.mark.rule("8.25")

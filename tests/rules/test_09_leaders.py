@@ -7,7 +7,8 @@ from fractions import Fraction
 import pytest
 
 import cortes_rules
-from cortes_rules import RulesCheckError
+from cortes_rules import IllegalActionError, RulesCheckError
+from positions import GARRISON
 
 
 def _lose_all(state, side):
@@ -140,3 +141,65 @@ rule 1.1 "Players" {
     with pytest.raises(RulesCheckError) as caught:
         cortes_rules.load(lib)
     assert "hook after takes the name of a procedure" in str(caught.value)
+
+
+# ------------------------------------------------------------------ 9.4, last paragraph
+def _refused(state, text):
+    """Apply an illegal action; return the rules it was refused under. State must not change."""
+    before = state.positions()
+    with pytest.raises(IllegalActionError) as caught:
+        state.apply(text)
+    assert state.positions() == before
+    return caught.value.rules
+
+
+@pytest.mark.rule("9.4")
+@pytest.mark.rule("7.5")
+def test_9_4_a_unit_entering_a_lone_leaders_hex_takes_him(game):
+    state = game({**GARRISON, "S1": "1110", "Cuauhtemoc": "1111", "A12": "1114"})
+    assert "move S1 1111" in [str(a) for a in state.legal_actions()]
+    assert state.why_illegal("move S1 1111") == []
+    state.apply("move S1 1111")
+    # Taken at once, without a roll (an exception to 7.5).
+    assert not state.is_chance_node()
+    assert state.place_of("Cuauhtemoc") == "gone.aztec" and state.place_of("S1") == "1111"
+    assert state.log[-1].rules == ("7.5", "9.4")
+    assert "Cuauhtemoc is captured or killed" in state.log[-1].text
+
+
+@pytest.mark.rule("9.4")
+@pytest.mark.rule("5.2")
+def test_9_4_cortes_alone_but_for_a_cannon_is_taken_and_the_aztecs_win(game):
+    state = game({**GARRISON, "Cortes": "1110", "S25": "1110", "A11": "1111", "S1": "1114"},
+                 phase="aztec_land_movement")
+    state.apply("move A11 1110")
+    assert state.place_of("Cortes") == "gone.spanish"
+    assert state.is_terminal() and state.outcome().winner == "aztec"
+
+
+@pytest.mark.rule("9.4")
+@pytest.mark.rule("7.5")
+def test_9_4_only_a_lone_leader_and_only_a_unit_that_is_not_a_leader(game):
+    # A leader does not take a leader; a leader with a unit beside him is not alone.
+    state = game({**GARRISON, "Cortes": "1110", "S1": "1112", "Cuauhtemoc": "1111",
+                  "A12": "1113"})
+    assert "7.5" in _refused(state, "move Cortes 1111")
+    state = game({**GARRISON, "S1": "1110", "Cuauhtemoc": "1111", "A12": "1111"})
+    assert "7.5" in _refused(state, "move S1 1111")
+    state = game({**GARRISON, "Cortes": "1110", "S1": "1110", "A11": "1111"},
+                 phase="aztec_land_movement")
+    assert "7.5" in _refused(state, "move A11 1110")
+    # A cannon alone is not a leader: without 11.6 it bars the hex (7.5).
+    state = game({**GARRISON, "S25": "1110", "S1": "1114", "A11": "1111"},
+                 phase="aztec_land_movement")
+    assert "7.5" in _refused(state, "move A11 1110")
+
+
+@pytest.mark.rule("9.4")
+@pytest.mark.rule("7.19")
+def test_9_4_a_unit_landing_from_the_lake_takes_a_lone_leader(game):
+    state = game({**GARRISON, "Cortes": "3517", "S1": "1110", "A1": "zone.10"},
+                 phase="aztec_lake_movement")
+    state.apply("sail A1 3517")
+    assert state.place_of("Cortes") == "gone.spanish"
+    assert state.is_terminal() and state.outcome().winner == "aztec"

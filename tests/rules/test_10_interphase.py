@@ -458,3 +458,82 @@ def test_10_5_the_western_causeway_and_a_fortress_without_one(book, fortress, op
     assert len(causeways) == opened
     if opened:
         assert {"2414", "1305"} <= causeways   # from the fortress to Tlacopan
+
+
+# ------------------------------------------------------------------ interpretations of 10.x
+def until_redeploy(state: GameState, uid: str, rolls: Iterable[int] = (), *,
+                   keep: Iterable[str] = ()) -> list[str]:
+    """Play the interphase under way until ``uid`` is to be placed; return its choices."""
+    dice, kept = list(rolls), set(keep)
+    while True:
+        if state.is_chance_node():
+            state.apply(f"roll {dice.pop(0) if dice else 3}")
+            continue
+        legal = texts(state)
+        if legal[0].startswith(f"redeploy {uid} "):
+            return legal
+        keeps = [a for a in legal if a.startswith("keep ") and a.split()[1] in kept]
+        state.apply(keeps[0] if keeps else ("end" if "end" in legal else legal[0]))
+
+
+@pytest.mark.rule("10.2")
+@pytest.mark.rule("7.17")
+@pytest.mark.parametrize(("reading", "gone_home"), [("on_the_map", False), ("in_play", True)])
+def test_10_2_allies_out_of_play_and_desertion_both_ways(reading: str, gone_home: bool) -> None:
+    # Interpretation deserters_on_map: S33 left the map from Tepeyac (7.17).
+    book = cortes_rules.load("cortes", readings={"deserters_on_map": reading})
+    state = split(book, dict(ALLIES, A11="1322", S33="withdrawn.spanish"))
+    run(state, [3], exact=False)          # 3 - 3 for Chapultepec: the regulars desert
+    assert state.place_of("S30") == "deserted"
+    assert (state.place_of("S33") == "deserted") is gone_home
+    assert state.place_of("S32") != "deserted"     # the dead never desert
+
+
+@pytest.mark.rule("10.7")
+@pytest.mark.rule("10.5")
+@pytest.mark.parametrize(("reading", "open_to_all"), [("kept_only", False), ("land_hex", True)])
+def test_10_7_acachinango_in_the_redeployment_both_ways(reading: str, open_to_all: bool) -> None:
+    # Interpretation acachinango_redeployment: 2543 is a fort over the lake.
+    book = cortes_rules.load("cortes", readings={"acachinango_redeployment": reading})
+    state = split(book, {"S1": "1110", "A1": "3016"})
+    choices = until_redeploy(state, "S1")
+    assert ("redeploy S1 2543" in choices) is open_to_all
+    assert "redeploy S1 1110" in choices
+    # Kept under 10.5, it is open to the redeployment under either reading.
+    state = split(book, {"S1": "2543", "S2": "1110", "A1": "3016"})
+    assert "redeploy S2 2543" in until_redeploy(state, "S2", keep=["S1"])
+
+
+@pytest.mark.rule("10.8")
+def test_10_8_four_hexes_from_tepeyac_both_ways() -> None:
+    # Interpretation tepeyac_distance: only hexes exactly four hexes away differ.
+    near = "count(h in hexes where near_tepeyac_hex(h))"
+    at_four = "count(h in hexes where min(distance(h, t) for t in tepeyac) == 4)"
+    within = cortes_rules.load("cortes")
+    fewer = cortes_rules.load("cortes", readings={"tepeyac_distance": "less_than_four"})
+    assert within.evaluate(at_four) > 0
+    assert within.evaluate(near) - fewer.evaluate(near) == within.evaluate(at_four)
+
+
+@pytest.mark.rule("10.12")
+@pytest.mark.parametrize(("reading", "with_kept"), [("redeployed_only", False),
+                                                    ("kept_too", True)])
+def test_10_12_units_kept_on_the_map_and_recovered_units_both_ways(reading: str,
+                                                                   with_kept: bool) -> None:
+    # Interpretation recovered_join_kept: S1 stays in Acachinango (10.5), S3
+    # is redeployed to 1110, S2 comes back from the dead pile on a 1.
+    book = cortes_rules.load("cortes", readings={"recovered_join_kept": reading})
+    state = split(book, {"S1": "2543", "S3": "1210", "S2": "dead.spanish", "A1": "3016"})
+    state.set_attribute("S2", "steps", 0)
+    dice = [3, 1]                            # desertion; S2's recovery
+    while True:
+        if state.is_chance_node():
+            state.apply(f"roll {dice.pop(0)}")
+            continue
+        legal = texts(state)
+        if legal[0].startswith("redeploy S2 "):
+            break
+        state.apply("keep S1" if "keep S1" in legal else
+                    "redeploy S3 1110" if "redeploy S3 1110" in legal else
+                    "end" if "end" in legal else legal[0])
+    assert set(legal) == {"redeploy S2 1110"} | ({"redeploy S2 2543"} if with_kept else set())

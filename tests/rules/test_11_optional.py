@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import pytest
 
 import cortes_rules
 from cortes_rules import GameState
-from positions import GARRISON
+from positions import GARRISON, to_phase
+
+ROOT = Path(__file__).resolve().parents[2]
 
 _BOOKS: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], cortes_rules.Rulebook] = {}
 
@@ -275,6 +278,119 @@ def test_11_9_one_temple_is_not_enough() -> None:
     assert state.attribute("A11", "spent") == 0
 
 
+FOG = {"S1": "1110", "S2": "1110", "S9": "1210", "A11": "1111", "A1": "1112", "A12": "3016"}
+
+
+def fogged(book: cortes_rules.Rulebook, positions: Mapping[str, str] | None = None,
+           temples: tuple[str, ...] = ("2810", "3016"), phase: str = "spanish_land_movement"
+           ) -> GameState:
+    state = book.new_game(positions={**GARRISON, **dict(positions or FOG)})
+    state.set_value("desecrated_temples", temples)
+    return to_phase(state, phase)
+
+
+def on_map_seen(state: GameState, player: str) -> set[str]:
+    """The pieces in hexes that ``player``'s observation shows."""
+    seen = state.observation(player)["pieces"]
+    return {uid for uid, place in state.positions().items() if place.isdigit() and uid in seen}
+
+
+@pytest.mark.rule("11.9")
+def test_11_9_the_aztecs_see_only_the_top_unit_of_each_spanish_stack() -> None:
+    state = fogged(book_with("11.9"))
+    seen = state.observation("aztec")
+    assert "S1" in seen["pieces"] and "S2" not in seen["pieces"] and "S9" in seen["pieces"]
+    assert seen["hidden"] == {"1110": 1}
+    # The Spanish player still sees everything, and his own stack.
+    assert state.observation("spanish")["hidden"] == {}
+    # S9 moving under S1: the line naming it is not addressed to the Aztec player.
+    state.apply("move S9 1110")
+    assert not state.log[-1].visible_to("aztec") and state.log[-1].visible_to("spanish")
+    assert state.observation("aztec")["hidden"] == {"1110": 2}
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.parametrize(("options", "temples"), [(("11.9",), ("2810",)),
+                                                  ((), ("2810", "3016"))])
+def test_11_9_open_with_one_temple_or_without_the_rule(options: tuple[str, ...],
+                                                       temples: tuple[str, ...]) -> None:
+    state = fogged(book_with(*options), temples=temples)
+    assert {"S1", "S2", "S9"} <= on_map_seen(state, "aztec")
+    assert state.observation("aztec")["hidden"] == {}
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.rule("9.4")
+def test_11_9_a_fighting_unit_is_on_top_so_a_lone_leader_shows() -> None:
+    book = book_with("11.9")
+    # Cortes comes first in the counter mix, but S1 is the unit on top.
+    state = fogged(book, {"Cortes": "1110", "S1": "1110", "A11": "1111", "A12": "3016"})
+    assert on_map_seen(state, "aztec") >= {"S1"} and "Cortes" not in on_map_seen(state, "aztec")
+    # Cortes with nothing but a cannon: Cortes on top, and the hex may be entered (9.4).
+    state = fogged(book, {"Cortes": "1110", "S25": "1110", "S1": "1114", "A11": "1111",
+                          "A12": "3016"}, phase="aztec_land_movement")
+    assert "Cortes" in on_map_seen(state, "aztec") and "S25" not in on_map_seen(state, "aztec")
+    assert "move A11 1110" in texts(state)
+
+
+@pytest.mark.rule("11.9")
+def test_11_9_the_attacked_stack_is_shown_and_the_attack_stays_declared() -> None:
+    state = fogged(book_with("11.9"), phase="aztec_land_combat")
+    state.apply("attack 1110")
+    assert {"S1", "S2"} <= on_map_seen(state, "aztec")
+    assert [str(a) for a in state.legal_actions()] == ["join A11"]
+    assert "11.9" in [rule for rule, _ in state.why_illegal("cancel")]
+    state.apply("join A11")
+    state.apply("resolve")
+    state.apply("roll 7")
+    while any(a.kind == "lose" for a in state.legal_actions()):
+        state.apply(state.legal_actions()[0])
+    # The battle over, S2 is closed again.
+    assert "S2" not in on_map_seen(state, "aztec")
+
+
+@pytest.mark.rule("11.9")
+def test_11_9_the_other_reading_lets_him_call_the_attack_off() -> None:
+    state = fogged(book_with("11.9", fog_of_war_top_unit="may_call_off"), phase="aztec_land_combat")
+    state.apply("attack 1110")
+    assert "cancel" in texts(state)
+    state.apply("cancel")
+    assert "S2" not in on_map_seen(state, "aztec")
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.rule("11.2")
+def test_11_9_a_failed_ambush_still_lets_him_drop_the_attack() -> None:
+    positions = {"S1": "1110", "S2": "1110", "A1": "1111", "A11": "3016"}
+    state = fogged(book_with("11.2", "11.3", "11.9"), positions, phase="aztec_land_combat")
+    state.apply("attack 1110")
+    state.apply("join A1")
+    state.apply("resolve")
+    # The stack was shown when he declared the attack: he may ambush any of its units.
+    assert texts(state) == ["resolve", "ambush S1", "ambush S2", "ambush_stack"]
+    state.apply("ambush S2")
+    state.apply("ambush_roll")
+    state.apply("roll 5")
+    assert texts(state) == ["resolve", "cancel"]
+    state.apply("cancel")
+    assert state.evaluate("ambush_failed") is False
+    assert "S2" not in on_map_seen(state, "aztec")
+
+
+@pytest.mark.rule("11.9")
+@pytest.mark.rule("8.8")
+def test_11_9_spanish_attackers_out_of_a_stack_are_shown_at_the_odds() -> None:
+    state = fogged(book_with("11.9"), phase="spanish_land_combat")
+    state.apply("attack 1111")
+    state.apply("join S2")
+    assert not state.log[-1].visible_to("aztec")
+    assert "S2" not in on_map_seen(state, "aztec")
+    state.apply("resolve")
+    assert state.is_chance_node()
+    assert "S2" in on_map_seen(state, "aztec")
+    assert state.log[-1].visible_to("aztec") and "S2 against 1111" in state.log[-1].text
+
+
 # ------------------------------------------------------------------ 11.10
 def disease_interphase(book: cortes_rules.Rulebook) -> GameState:
     from test_10_interphase import split
@@ -354,6 +470,31 @@ def test_11_1_no_raid_before_the_first_interphase_nor_without_a_point_left() -> 
 
 
 @pytest.mark.rule("11.1")
+@pytest.mark.rule("7.9")
+def test_11_1_a_raid_leaves_from_a_clear_hex_only_never_a_city(tmp_path: Path) -> None:
+    # The shipped map has no city on the south or west edge; on a map with
+    # one, a unit in it stands on clear ground under the city but not on a
+    # clear hex (7.9), and may not raid from it.
+    shipped = (ROOT / "rulebook" / "cortes" / "map.rules").read_text(encoding="utf-8")
+    line = "  hex 1003 1004 1104: clear, dry_land_city\n"
+    assert line in shipped
+    town = tmp_path / "map.rules"
+    town.write_text(shipped.replace(line, line + "  hex 0820: clear, dry_land_city\n"),
+                    encoding="utf-8")
+    book = cortes_rules.load("cortes", options=["11.1"], map=town)
+    # A11 stands in the city at 0820: only A13, on clear 0830, may go.
+    assert texts(raid_phase(book)) == ["end", "raid A13"]
+    assert texts(raid_phase(book_with("11.1"))) == ["end", "raid A11", "raid A13"]
+    clear_edge = 'list(h.id for h in west_edge where h.id in ["0820", "0830"] and clear_hex(h))'
+    assert book.evaluate(clear_edge) == ("0830",)
+    assert book_with("11.1").evaluate(clear_edge) == ("0820", "0830")
+    # The other reading takes any hex on clear ground, the city included.
+    ground = cortes_rules.load("cortes", options=["11.1"], map=town,
+                               readings={"raid_exit_hex": "clear_ground"})
+    assert texts(raid_phase(ground)) == ["end", "raid A11", "raid A13"]
+
+
+@pytest.mark.rule("11.1")
 def test_11_1_off_no_raid() -> None:
     state = raid_phase(book_with())
     assert state.phase == "aztec_land_combat"
@@ -422,6 +563,17 @@ def test_11_6_an_aztec_unit_enters_a_lone_cannon_hex_and_destroys_it(
     state = start(book_with(), {"S25": "1110", "S1": "1010", "A11": "1111", "A12": "3016"},
                   "aztec_land_movement")
     assert "move A11 1110" not in texts(state)
+
+
+@pytest.mark.rule("11.6")
+@pytest.mark.rule("7.19")
+def test_11_6_an_aztec_unit_landing_from_the_lake_destroys_a_lone_cannon() -> None:
+    positions = {"S25": "3517", "S1": "1110", "A11": "zone.10", "A12": "3016"}
+    state = start(book_with("11.6"), positions, "aztec_lake_movement")
+    state.apply("sail A11 3517")
+    assert state.place_of("A11") == "3517" and state.place_of("S25") == "gone.spanish"
+    state = start(book_with(), positions, "aztec_lake_movement")
+    assert "sail A11 3517" not in texts(state)
 
 
 def cannon_battle(book: cortes_rules.Rulebook, aztec_attacks: bool, roll: int) -> GameState:
@@ -556,6 +708,20 @@ def test_11_5_a_successful_charge_costs_a_step_and_drives_the_stack_back() -> No
     assert "attack 1012" in legal
     state.apply("attack 1012")
     assert texts(state) == ["cancel", "join S9"]
+
+
+@pytest.mark.rule("11.5")
+@pytest.mark.rule("9.4")
+def test_11_5_the_charged_stack_is_never_driven_onto_a_lone_leader_or_cannon() -> None:
+    # Cortes alone (9.4) and a cannon alone (11.6) may be entered by an Aztec
+    # unit that moves; the drive is not such a move.
+    positions = dict(CHARGE, Cortes="1112", S25="1211")
+    state = charge_battle(book_with("11.4", "11.5", "11.6"), positions)
+    state.apply("charge")
+    state.apply("roll 3")
+    state.apply("lose A11")
+    drives = {a for a in texts(state) if a.startswith("drive ")}
+    assert drives == {"drive 1011", "drive 1012", "drive 1212"}
 
 
 @pytest.mark.rule("11.5")

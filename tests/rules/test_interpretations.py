@@ -143,7 +143,14 @@ def test_the_clauses_that_depend_on_each_option(book) -> None:
                        "disembark_anywhere", "bombardment_limit", "doubled_zero",
                        "bombardment_capture",
                        # tested both ways in test_leaving_and_confinement.py
-                       "cuauhtemoc_release", "cuauhtemoc_counts_himself"}
+                       "cuauhtemoc_release", "cuauhtemoc_counts_himself", "tepeyac_leavers",
+                       # tested both ways in test_lake_movement.py
+                       "landing_on_causeways",
+                       # tested both ways in test_08_09_battle_rules.py
+                       "stepless_attackers",
+                       # tested both ways in test_10_interphase.py
+                       "deserters_on_map", "acachinango_redeployment", "tepeyac_distance",
+                       "recovered_join_kept"}
     recorded = registry.record(book, book.interpretation("overstack_compulsory"))
     assert recorded["status"] == "recorded"
     assert recorded["changes"] == []

@@ -186,6 +186,28 @@ def test_8_28_a_gunboat_misses_on_4(game):
 
 
 @pytest.mark.rule("8.28")
+@pytest.mark.rule("11.7")
+@pytest.mark.parametrize(("reading", "roll_made"), [("no_prisoners", False),
+                                                    ("knights_take_prisoners", True)])
+def test_8_28_bombarding_knights_and_prisoners_both_ways(reading, roll_made):
+    # Interpretation bombardment_prisoners: knight A1 in zone 10 hits S1 on 3517.
+    book = cortes_rules.load("cortes", options=["11.7"],
+                             readings={"bombardment_prisoners": reading})
+    state = book.new_game(positions={**GARRISON, "S1": "3517", "A1": "zone.10"})
+    at(state, "aztec_lake_combat")
+    state.apply("bombard A1 3517")
+    state.apply("roll 1")                   # Aztec units hit on a 1
+    state.apply("lose S1")
+    assert state.is_chance_node() is roll_made
+    if roll_made:
+        state.apply("roll 2")               # 1-2: prisoners, and a sacrifice marker
+        assert state.legal_actions()[0].kind == "sacrifice"
+        assert state.evaluate("prisoners_since_interphase") == 1
+    else:
+        assert state.evaluate("prisoners_since_interphase") == 0
+
+
+@pytest.mark.rule("8.28")
 def test_8_28_no_unit_bombards_twice(game):
     state = bombardment(game, {"S12": "zone.10", "A20": "3517"})
     state.apply("bombard S12 3517")

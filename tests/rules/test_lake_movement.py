@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import strategies as S
 
+import cortes_rules
 from cortes_rules import IllegalActionError
 from positions import GARRISON
 
@@ -142,6 +143,23 @@ def test_2_12_aztec_units_never_enter_the_east_edge_zones(game):
 def test_7_5_no_unit_lands_in_a_hex_held_by_the_enemy(game):
     state = lake(game, {"S1": "3517", "A1": "zone.10"}, side="aztec")
     assert "7.5" in rejected(state, "sail A1 3517")
+
+
+@pytest.mark.rule("7.19")
+@pytest.mark.parametrize(("reading", "lands"), [("causeway_hexes_too", True),
+                                                ("land_hexes_only", False)])
+def test_7_19_landing_on_a_causeway_hex_both_ways(reading, lands):
+    # Interpretation landing_on_causeways: 3402 is a causeway hex on the
+    # shore of zone 4, 3401 a land hex of Tepeyac on the same shore.
+    book = cortes_rules.load("cortes", readings={"landing_on_causeways": reading})
+    state = book.new_game(positions={**GARRISON, "S1": "1110", "A20": "zone.4"})
+    while state.phase != "aztec_lake_movement":
+        state.apply("end")
+    sails = {str(a) for a in state.legal_actions() if a.kind == "sail"}
+    assert "sail A20 3401" in sails
+    assert ("sail A20 3402" in sails) is lands
+    if not lands:
+        assert "7.19" in rejected(state, "sail A20 3402")
 
 
 # ------------------------------------------------------------------ 7.20, 7.21

@@ -80,6 +80,23 @@ def test_7_17_tepeyac_is_entered_from_the_lake(game):
     assert state.place_of("A20") == "3500"
 
 
+@pytest.mark.rule("7.17")
+@pytest.mark.rule("7.4")
+@pytest.mark.parametrize(("reading", "allies_leave"), [("whole_side", True),
+                                                       ("europeans_only", False)])
+def test_7_17_who_leaves_from_tepeyac_both_ways(reading, allies_leave):
+    # Interpretation tepeyac_leavers: the Indian allies leave too, or not;
+    # a cannon never leaves on its own (7.4).
+    book = cortes_rules.load("cortes", readings={"tepeyac_leavers": reading})
+    state = book.new_game(positions={**GARRISON, "S1": "3400", "S30": "3500", "S25": "3400"})
+    to(state, "spanish_land_movement")   # S30 could take to the lake first (7.19)
+    leavers = {str(a) for a in state.legal_actions() if a.kind == "leave"}
+    assert leavers == ({"leave S1", "leave S30"} if allies_leave else {"leave S1"})
+    assert "7.4" in rejected(state, "leave S25")
+    if not allies_leave:
+        assert "7.17" in rejected(state, "leave S30")
+
+
 # ------------------------------------------------------------------ 7.18
 @pytest.mark.rule("7.18")
 def test_7_18_no_other_unit_leaves_the_map(book):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,7 +29,8 @@ import cortes_rules  # noqa: E402
 from cortes_rules.picture import render_svg  # noqa: E402
 from cortes_rules.serve.app import create_app  # noqa: E402
 
-SPANISH, AZTEC = "spanish", "aztec"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serving import AZTEC, SPANISH, demo_record  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +45,13 @@ def veteran() -> TestClient:
 
 def _new(client: TestClient, **body: object) -> str:
     response = client.post("/api/games/new", json={"seed": 8, **body})
+    assert response.status_code == 200, response.text
+    return str(response.json()["game"])
+
+
+def _open(client: TestClient) -> str:
+    """A demo game in which nothing is hidden from the Spanish player."""
+    response = client.post("/api/games/load", json={"text": demo_record(hidden=False)})
     assert response.status_code == 200, response.text
     return str(response.json()["game"])
 
@@ -92,7 +102,7 @@ def test_an_illegal_action_is_refused_with_its_rule_and_changes_nothing(client) 
 
 @pytest.mark.rule("7.1")
 def test_a_unit_moves_to_a_reachable_hex_by_its_cheapest_route(client) -> None:
-    game = _new(client)
+    game = _open(client)
     _act(client, game, SPANISH, "end")
     reach = client.get(f"/api/games/{game}/reachable",
                        params={"player": SPANISH, "unit": "S9"}).json()
@@ -111,7 +121,7 @@ def test_a_unit_moves_to_a_reachable_hex_by_its_cheapest_route(client) -> None:
 
 @pytest.mark.rule("8.17")
 def test_a_battle_shows_its_forecast_then_its_dice_and_rule_trail(client) -> None:
-    game = _new(client)
+    game = _open(client)
     for action in ("end", "move S9 3011", "move S1 3011", "end", "attack 3012", "join S1",
                    "join S9"):
         _act(client, game, SPANISH, action)
@@ -205,9 +215,22 @@ def test_undo_takes_back_the_players_last_decision(client) -> None:
 
 @pytest.mark.rule("11.9")
 def test_a_seat_game_gives_only_a_players_view_of_its_record(veteran) -> None:
-    game = _new(veteran, mode="seats")
-    refused = veteran.get(f"/api/games/{game}/save")
-    assert refused.status_code == 403
-    mine = veteran.get(f"/api/games/{game}/save", params={"player": SPANISH})
+    made = veteran.post("/api/games/new", json={"seed": 8, "mode": "seats"}).json()
+    game, seat = made["game"], {"Authorization": f"Bearer {made['token']}"}
+    assert veteran.get(f"/api/games/{game}/save").status_code == 403
+    mine = veteran.get(f"/api/games/{game}/save", headers=seat)
     assert mine.status_code == 200 and "view spanish" in mine.text
-    assert veteran.get(f"/api/games/{game}/view", params={"player": "umpire"}).status_code == 400
+    named = veteran.get(f"/api/games/{game}/save", params={"player": SPANISH}, headers=seat)
+    assert named.text == mine.text
+    umpire = veteran.get(f"/api/games/{game}/view", params={"player": "umpire"}, headers=seat)
+    assert umpire.status_code == 403
+
+
+@pytest.mark.rule("8.8")
+def test_a_forecast_is_withheld_while_anything_is_hidden_from_the_player(client) -> None:
+    game = _new(client)   # the demo set-up: A1 lies under A2 at 2810, hidden from him
+    assert _state(client, game).observation(SPANISH)["hidden"]
+    for action in ("end", "move S9 3011", "end", "attack 3012", "join S9"):
+        _act(client, game, SPANISH, action)
+    forecast = _view(client, game, SPANISH)["forecast"]
+    assert forecast["results"] == [] and "hidden" in forecast["note"]

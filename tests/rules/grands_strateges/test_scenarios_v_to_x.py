@@ -207,9 +207,9 @@ def test_breaking_points_are_rolled_in_secret() -> None:
     state = _face_down_game()
     own = state.observation("a")["players"]["a"]
     # A brings 8 + 2 + 3 = 13 factors; 40% of them is 5.2, so 6 losses break him.
-    assert own["loss_rate"] == "40" and own["morale"] == "6"
+    assert own["loss_rate"] == 40 and own["morale"] == 6
     assert state.observation("b")["players"]["a"] == {}
-    assert state.observation("b")["players"]["b"]["loss_rate"] == "60"
+    assert state.observation("b")["players"]["b"]["loss_rate"] == 60
     assert not any("40%" in line for line in state.observation("b")["log"])
 
 
@@ -289,7 +289,7 @@ def test_scenario_x_reserve_turn_is_rolled_in_secret() -> None:
         state.apply(sorted(legal(state))[0])
     state.apply("roll 4")       # A's reserve on turn 6
     state.apply("roll 1")       # B's on turn 3
-    assert state.observation("a")["players"]["a"]["reserve_turn"] == "6"
+    assert state.observation("a")["players"]["a"]["reserve_turn"] == 6
     assert "reserve_turn" not in state.observation("b")["players"]["a"]
     assert not any("turn 6" in line for line in state.observation("b")["log"])
     while state.phase == "deploy":
