@@ -22,6 +22,7 @@ REQUIRE = "CORTES_RULES_REQUIRE_EXTRAS"
 
 def need(module: str, extra: str = "test-all") -> ModuleType:
     """``module`` imported, or the calling test skipped (failed under ``REQUIRE``)."""
+    __tracebackhide__ = True   # the skip is reported at the caller's line
     try:
         return importlib.import_module(module)
     except ImportError as error:
