@@ -95,10 +95,7 @@ def _get(url: str, deadline: float, server: subprocess.Popen[str]) -> tuple[int,
 
 @pytest.mark.rule("4.2")
 def test_serve_answers_with_the_page_and_its_script(tmp_path: Path) -> None:
-    for module in ("starlette", "uvicorn"):
-        pytest.importorskip(module, reason=f"{module} is not installed (pip install "
-                                           "'cortes-rules[serve]')")
-    port = _free_port()
+    port = _free_port()   # Starlette and uvicorn are dependencies: never skipped
     argv, env = command()
     server = subprocess.Popen([*argv, "serve", "--host", "127.0.0.1", "--port", str(port)],
                               cwd=tmp_path, env=env, stdout=subprocess.PIPE,
@@ -138,3 +135,14 @@ def test_a_first_load_reads_the_parse_tables_built_with_the_package(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     # Every grammar the loads used was read from the package: none was built and kept.
     assert done.stdout.split("\n")[-2] == "[]"
+
+
+@pytest.mark.rule("4.2")
+def test_serve_without_its_libraries_says_what_to_install_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from cortes_rules.cli import main
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)   # import uvicorn fails
+    assert main(["serve", "--port", str(_free_port())]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "cortes-rules: serve needs Starlette and uvicorn: pip install 'cortes-rules[serve]'"]
