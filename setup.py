@@ -1,5 +1,11 @@
-"""Build the compiled core (src_ext/) and the grammar's parse tables with the package;
-everything else is in pyproject.toml.
+"""The package's folders, found by setuptools' discovery, and the builds of the compiled
+core (src_ext/) and of the grammar's parse tables; everything else is in pyproject.toml.
+
+The packages are never listed by hand: ``cortes_rules`` and every subpackage
+below it, and the folders of the grammar and of the rulebooks (``grammar/``
+and ``rulebook/`` at the top level, installed as ``cortes_rules.grammar`` and
+``cortes_rules.rulebook``), each folder of them a package, so that a new
+rulebook folder ships with no edit here or in pyproject.toml.
 
 The extension is optional at install time: on a machine without a C
 compiler (or without Cython) the build says why and installs the package
@@ -7,10 +13,15 @@ without it, and the engine falls back to the reference interpreter with a
 one-time warning (cortes_rules/engine/backend.py). Set
 CORTES_RULES_REQUIRE_EXTENSION=1 to make a failed build an error instead.
 
+The extension is built without debug information (and, on Linux, stripped of
+its symbol table): a wheel carries no debugger's data.
+
 The parse tables of the rules grammar (cortes_rules/parse_tables.py) are
 built by build_py into the package's _tables folder, so that a first load
-on a new machine does not build them; they are an optimisation, and a
-failure to build them is reported and ignored.
+on a new machine does not build them. They are built by the package just
+built, run by the build's own Python with the build's own path (pip's
+isolated build environment, which holds lark and attrs); a failure is an
+error, as a wheel without them would be slower with no word said.
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_namespace_packages, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
@@ -57,18 +68,49 @@ class BuildPyWithTables(build_py):
     def run(self) -> None:
         super().run()
         editable = getattr(self, "editable_mode", False)
-        into = HERE / "cortes_rules" / "_tables" if editable else \
-            Path(self.build_lib) / "cortes_rules" / "_tables"
-        env = {**os.environ, "PYTHONPATH": str(HERE), "CORTES_RULES_BACKEND": "python"}
+        # The package as built (an editable install builds nothing: the checkout).
+        source = HERE if editable else Path(self.build_lib).resolve()
+        into = source / "cortes_rules" / "_tables"
+        # The build's own path comes after the package's: pip's isolated build
+        # environment finds its lark and attrs through PYTHONPATH.
+        path = os.pathsep.join(p for p in (str(source), os.environ.get("PYTHONPATH", "")) if p)
+        env = {**os.environ, "PYTHONPATH": path, "CORTES_RULES_BACKEND": "python"}
+        # Run in the package's folder: ``-m`` puts the working folder first on the path.
         done = subprocess.run([sys.executable, "-m", "cortes_rules.parse_tables", str(into)],
-                              cwd=HERE, env=env, capture_output=True, text=True, check=False)
+                              cwd=source, env=env, capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            print("cortes_rules: the grammar's parse tables were not built; a first load "
-                  f"will build them ({done.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
+            raise RuntimeError("cortes_rules: the grammar's parse tables were not built:\n"
+                               + done.stderr.strip())
+
+
+def packages() -> tuple[list[str], dict[str, str]]:
+    """Every package, found by setuptools' discovery, and the folders they come from.
+
+    Every folder is a package (a namespace package when it has no
+    ``__init__.py``), so that data folders such as ``serve/static`` and each
+    rulebook are installed as the packages setuptools expects them to be.
+    """
+    unwanted = ["*__pycache__*", "cortes_rules._tables"]   # the tables are built output
+    found = find_namespace_packages(where=str(HERE), include=["cortes_rules", "cortes_rules.*"],
+                                    exclude=unwanted)
+    folders = {}
+    for data in ("grammar", "rulebook"):
+        package = f"cortes_rules.{data}"
+        folders[package] = data
+        found += [package, *(f"{package}.{sub}" for sub in
+                             find_namespace_packages(where=str(HERE / data), exclude=unwanted))]
+    return sorted(found), folders
 
 
 def extensions() -> list[Extension]:
-    core = Extension("cortes_rules._core", ["src_ext/_core.pyx"])
+    """The compiled core, without debug information (``-g0`` after Python's ``-g``)."""
+    compile_args, link_args = [], []
+    if os.name == "posix":
+        compile_args.append("-g0")
+        if sys.platform.startswith("linux"):
+            link_args.append("-Wl,--strip-all")
+    core = Extension("cortes_rules._core", ["src_ext/_core.pyx"],
+                     extra_compile_args=compile_args, extra_link_args=link_args)
     try:
         from Cython.Build import cythonize
     except ImportError as error:
@@ -79,5 +121,6 @@ def extensions() -> list[Extension]:
     return list(cythonize([core], language_level=3, quiet=True))
 
 
-setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt,
-                                              "build_py": BuildPyWithTables})
+PACKAGES, PACKAGE_DIR = packages()
+setup(packages=PACKAGES, package_dir=PACKAGE_DIR, ext_modules=extensions(),
+      cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithTables})

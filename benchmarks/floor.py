@@ -20,6 +20,11 @@ ceilings are also given as ratios to them (the targets of issue 8 ask for 2x).
 
     python benchmarks/floor.py [--seeds K] [--steps N] [--warmup-games K]
 
+It measures the ``cortes_rules`` this interpreter imports (the installed
+package, or an editable install's checkout), names it and its backend in its
+first line, and stops with exit status 1, measuring nothing, when the compiled
+core is not the one running.
+
 The proxy adds a Python call around each native call, timed outside the
 native part: the clause machine's share is measured as is, the rest's is
 slightly high. Times move with the machine (about ±10% here); the shares are
@@ -32,16 +37,13 @@ import argparse
 import gc
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+# This script's folder (benchmarks/, for run.py) starts sys.path; the checkout
+# around it is never put on it: the package measured is the one installed.
+import run as R
 
-import run as R  # noqa: E402
-
-import cortes_rules  # noqa: E402
+import cortes_rules
 
 NEW_GAME: dict[str, Any] = {"setup": "historical", "turn_limit": 10}
 
@@ -76,7 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup-games", type=int, default=6,
                         help="warm-up games of 2,000 steps (seeds 100 and up)")
     args = parser.parse_args(argv)
+    what = R.running()
+    print(R.describe(what)[0])
+    if not what["compiled_core"]:
+        print(f"floor.py: {R.describe(what)[1]}", file=sys.stderr)
+        return 1
     book = cortes_rules.load("cortes", options="veteran", backend="compiled")
+    print(f"backend: {book.backend}")
     for seed in range(args.warmup_games):
         R.Player(book, NEW_GAME, 100 + seed).steps(2000)
     support = book._machine.native_support()

@@ -1,6 +1,15 @@
 """The benchmark suite of issue 8: both cores of cortes_rules and OpenSpiel, in one run.
 
-Run: python benchmarks/run.py [--quick] [--json PATH] [--repeats N]
+Run: python benchmarks/run.py [--quick] [--json PATH] [--repeats N] [--require-compiled]
+     python benchmarks/run.py --which
+
+It measures the ``cortes_rules`` this interpreter imports (the installed
+package, or the checkout of an editable install): the script never puts its
+checkout first on ``sys.path``, and ``--which`` prints the package's folder
+and whether its compiled core runs, then stops. When the compiled core is not
+the one running (not built, or stale), the figures of the compiled core are
+not measured and the report says why; ``--require-compiled`` makes that an
+error (exit status 1) before anything is measured, as CI runs it.
 
 Prints a table and, with ``--json``, writes one flat JSON object. Every figure
 is the median of ``--repeats`` runs (3 with ``--quick``, else 5), with its
@@ -14,9 +23,10 @@ minimum and maximum under the same key plus ``_min`` / ``_max``. Workloads:
 - ``*_compiled_steps_per_s`` / ``*_reference_steps_per_s``: the same seeded
   steps on the compiled core and on the reference interpreter (both loaded
   in this process, ``backend=`` of :func:`cortes_rules.load`); ``*_speedup``
-  is their ratio, run by run.
+  is their ratio, run by run. Without the compiled core only
+  ``*_reference_steps_per_s`` is measured.
 - ``*_games_per_s`` and ``*_rollout_actions_per_s``: whole random games on
-  the default backend, to the end the rulebook states (Grands Stratèges
+  the compiled core, to the end the rulebook states (Grands Stratèges
   scenario III) or, for Cortés, whose uniformly random games rarely reach
   one, to a limit of 10 game turns. A rollout is ``GameState.random_playout``:
   uniformly random legal actions chosen inside the engine, chance by the
@@ -29,14 +39,17 @@ minimum and maximum under the same key plus ``_min`` / ``_max``. Workloads:
   ``ODDS_PER_RUN`` of them, after as many to warm up (the first in a process
   also generates the code of the battle's statements, once; see
   docs/performance.md).
-- ``*_clone_us``: one ``clone()`` of a mid-game state, averaged.
+- ``*_clone_us``: one ``clone()`` of a mid-game state on the compiled core, averaged.
 - Loads of Cortés (veteran), each in a new process with its own cache folder
   (the import of the package is not counted): ``cortes_compile_rulebook_s``
-  with nothing cached (lark builds the grammar's parse tables, then the
+  with nothing cached (lark builds the grammar's parse tables, or reads those
+  built with the package, then the
   rulebook is parsed, checked and lowered); ``cortes_compile_with_grammar_tables_s``
   with only the grammar's tables cached (a rulebook seen for the first time on
   a machine that has loaded one before); ``cortes_cached_load_s`` with the
   checked rulebook in the load cache (:mod:`cortes_rules.load_cache`).
+- ``package``, ``version``, ``compiled_core`` (whether it runs) and
+  ``compiled_core_missing`` (why not): what was measured.
 - ``pyspiel_chess_steps_per_s``, ``pyspiel_backgammon_steps_per_s``: the same
   step through pyspiel's Python API; ``pyspiel_chess_rollout_actions_per_s``:
   ``pyspiel.evaluate_bots`` with two uniform random bots, whole games, the
@@ -64,10 +77,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-# Measure the checkout this script belongs to, not another installed copy.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import cortes_rules  # noqa: E402
+# The package measured is the one this interpreter imports: sys.path starts
+# with this script's folder (benchmarks/), never with the checkout around it.
+import cortes_rules
 
 clock = time.perf_counter
 ODDS_PER_RUN = 20
@@ -230,12 +242,25 @@ def repeat(figures: Figures, key: str, repeats: int, run: Callable[[int], float]
     figures[key + "_max"] = max(values)
 
 
+def running() -> Figures:
+    """What a run measures: the package this interpreter imports, and whether its
+    compiled core is the one running (and why not)."""
+    try:
+        cortes_rules.backend("compiled")
+    except cortes_rules.BackendError as error:
+        compiled, missing = False, str(error)
+    else:
+        compiled, missing = True, ""
+    return {"package": str(Path(cortes_rules.__file__).resolve().parent),
+            "version": cortes_rules.__version__, "compiled_core": compiled,
+            "compiled_core_missing": missing}
+
+
 def measure(quick: bool, repeats: int, seed: int) -> Figures:
     steps = 600 if quick else 3000
     games = 1 if quick else 3
     figures: Figures = {"python": platform.python_version(), "quick": quick,
-                        "repeats": repeats, "steps_per_run": steps,
-                        "default_backend": cortes_rules.backend()}
+                        "repeats": repeats, "steps_per_run": steps, **running()}
 
     with tempfile.TemporaryDirectory() as caches:
         def load_in_new_process(i: int, kept: str) -> float:
@@ -256,8 +281,17 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
         "cortes": (reference, {"setup": "historical", "turn_limit": 10}),
         "gs": (cortes_rules.load("grands_strateges", scenario="III", backend="python"), {}),
     }
+    if not figures["compiled_core"]:
+        # Only the reference interpreter can be measured: no figure of the compiled core.
+        for name, (ref, new_game) in workloads.items():
+            repeat(figures, f"{name}_reference_steps_per_s", repeats,
+                   lambda i, r=ref, g=new_game: steps_per_s(r, g, steps, seed + 100 * i),
+                   warm=lambda r=ref, g=new_game: [steps_per_s(r, g, steps, seed - w)
+                                                   for w in range(1, 6)])
+        return spiel_figures(figures, quick, repeats, steps, seed)
     for name, (ref, new_game) in workloads.items():
-        compiled = cortes_rules.Rulebook(ref.program, ref.warnings, backend="auto")
+        compiled = cortes_rules.Rulebook(ref.program, ref.warnings, backend="compiled")
+        assert compiled.backend == "compiled"
         figures[f"{name}_backend"] = compiled.backend
         ratios: list[float] = []
 
@@ -297,12 +331,17 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
         repeat(figures, f"{name}_clone_us", repeats,
                lambda i, c=compiled, g=new_game: clone_us(c, g, seed + i))
 
-    cortes = cortes_rules.Rulebook(reference.program, reference.warnings, backend="auto")
+    cortes = cortes_rules.Rulebook(reference.program, reference.warnings, backend="compiled")
     battle = battle_at_resolve(cortes, {"setup": "historical", "turn_limit": 10})
     repeat(figures, "cortes_odds_distribution_ms", repeats,
            lambda i: statistics.mean(odds_ms(battle, cortes) for _ in range(ODDS_PER_RUN)),
            warm=lambda: [odds_ms(battle, cortes) for _ in range(ODDS_PER_RUN)])
+    return spiel_figures(figures, quick, repeats, steps, seed)
 
+
+def spiel_figures(figures: Figures, quick: bool, repeats: int, steps: int,
+                  seed: int) -> Figures:
+    """OpenSpiel's figures of the same run, added to ``figures`` (none without pyspiel)."""
     try:
         import pyspiel
     except ImportError:
@@ -324,11 +363,13 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
 
 def load_seconds(cache: Path) -> float:
     """One ``load`` of Cortés (veteran) in a new process with this cache folder (import not
-    counted)."""
-    program = ("import sys, time; sys.path.insert(0, sys.argv[1]); import cortes_rules; "
+    counted), of the package this process imported (``-P``: the working folder is not
+    put first on the path)."""
+    program = ("import sys, time; import cortes_rules; "
+               "assert cortes_rules.__file__ == sys.argv[1], cortes_rules.__file__; "
                "start = time.perf_counter(); cortes_rules.load('cortes', options='veteran'); "
                "print(time.perf_counter() - start)")
-    done = subprocess.run([sys.executable, "-c", program, str(Path(__file__).resolve().parents[1])],
+    done = subprocess.run([sys.executable, "-P", "-c", program, cortes_rules.__file__],
                           env={**os.environ, "CORTES_RULES_CACHE": str(cache)},
                           capture_output=True, text=True, check=True)
     return float(done.stdout.split()[-1])
@@ -360,9 +401,19 @@ def _ratio(f: Figures, ours: str, theirs: str) -> float | None:
     return f[ours] / f[theirs]
 
 
+def describe(f: Figures) -> list[str]:
+    """The lines saying what is measured: the package, and whether the compiled core runs."""
+    core = ("compiled core running" if f["compiled_core"] else
+            f"compiled core NOT running ({f['compiled_core_missing']}): no figure of the "
+            "compiled core is measured")
+    return [f"cortes_rules {f['version']} from {f['package']}", core]
+
+
 def report(f: Figures) -> None:
-    print(f"cortes_rules benchmarks: python {f['python']}, default backend "
-          f"{f['default_backend']}, median of {f['repeats']} runs [min, max]")
+    print(f"cortes_rules benchmarks: python {f['python']}, median of {f['repeats']} runs "
+          "[min, max]")
+    for line in describe(f):
+        print(f"  {line}")
     for key in sorted(k for k in f if k + "_min" in f):
         print(f"  {key:<44}{f[key]:>14.4g}   [{f[key + '_min']:.4g}, {f[key + '_max']:.4g}]")
     print("targets (issue 8):")
@@ -383,7 +434,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=None,
                         help="runs per figure (default 3 with --quick, else 5)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--which", action="store_true",
+                        help="print the package measured and whether its compiled core runs")
+    parser.add_argument("--require-compiled", action="store_true",
+                        help="fail (exit status 1) unless the compiled core runs")
     args = parser.parse_args(argv)
+    what = running()
+    if args.which:
+        print("\n".join(describe(what)))
+        return 0
+    if args.require_compiled and not what["compiled_core"]:
+        print(f"run.py: {describe(what)[1]}", file=sys.stderr)
+        return 1
     repeats = args.repeats or (3 if args.quick else 5)
     figures = measure(args.quick, repeats, args.seed)
     report(figures)

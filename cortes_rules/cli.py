@@ -1032,8 +1032,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_record.add_argument("--rulebook", default=None, help="a rulebook name, folder or "
                               "file (default: the record's)")
     check_record.set_defaults(run=_verify)
-    host = commands.add_parser("serve", help="play in the browser: the reference front end "
-                               "(needs the serve extra)")
+    host = commands.add_parser("serve", help="play in the browser: the reference front end")
     host.add_argument("--host", default="127.0.0.1", help="the address to listen on")
     host.add_argument("--port", type=_positive, default=8000, help="the port to listen on")
     host.add_argument("--rulebook", default=None, help="the rulebook of new games "
@@ -1056,7 +1055,9 @@ def _serve(args: argparse.Namespace) -> int:
     from .selfplay import parse_options
 
     try:
-        from .serve import run
+        import uvicorn  # noqa: F401  (cortes_rules.serve imports its libraries lazily)
+
+        from .serve import app, run  # noqa: F401
     except ImportError:
         raise CortesRulesError("serve needs Starlette and uvicorn: pip install "
                                "'cortes-rules[serve]'") from None

@@ -6,12 +6,25 @@ from a set-up and/or explicit positions and walks it to a named phase;
 number. Hypothesis runs derandomized by default so that CI is reproducible;
 set ``HYPOTHESIS_PROFILE=explore`` for a randomized search, and
 ``PROPERTY_SCALE=20`` to multiply the example budgets of tests/engine/test_properties.py.
+
+Tests marked ``slow`` (soak games, exhaustive self-play, long property runs)
+are left out unless ``--slow`` is given, and the tests with a budget
+(``tests/budgets.py``: examples, seeded games) run a smaller one of the same
+check: ``python -m pytest -n auto`` is the contributor's run,
+``python -m pytest -n auto --slow`` the whole suite (CI).
+
+The tests use the checkout they belong to: its root goes first on
+``sys.path``. With ``CORTES_RULES_TEST_INSTALLED=1`` they use the installed
+package instead (CI runs the user-facing tests so, from a copy of the tests
+outside the source tree, against the wheel installed in a fresh venv), and
+the run stops at once if the package imported is not an installed one.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -19,10 +32,18 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # the package is used from the checkout, not installed
+INSTALLED = os.environ.get("CORTES_RULES_TEST_INSTALLED", "") not in ("", "0")
+if not INSTALLED and str(ROOT) not in sys.path:  # the package is used from the checkout
     sys.path.insert(0, str(ROOT))
 
 import cortes_rules  # noqa: E402
+
+if INSTALLED:
+    _where = Path(cortes_rules.__file__).resolve()
+    _installed = {Path(sysconfig.get_path(k)).resolve() for k in ("purelib", "platlib")}
+    if not any(_where.is_relative_to(folder) for folder in _installed):
+        raise pytest.UsageError(f"CORTES_RULES_TEST_INSTALLED is set but cortes_rules comes "
+                                f"from {_where.parent}, not from {sorted(map(str, _installed))}")
 from cortes_rules import GameState  # noqa: E402
 from positions import to_phase  # noqa: E402  (tests/ is on sys.path, as for every test)
 
@@ -35,10 +56,25 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-def pytest_report_header(config: pytest.Config) -> str:
-    """Name the core the suite runs on (CI runs it once per backend)."""
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true",
+                     help="also run the tests marked slow, and every budget in full "
+                          "(the whole suite, as CI runs it)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import budgets   # tests/ is on sys.path, as for every test
+
+    budgets.FULL = bool(config.getoption("slow"))
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Name the package and the core the suite runs on (CI runs it on each backend)."""
     from cortes_rules.engine.backend import ENV
-    return f"cortes_rules backend: {cortes_rules.backend()} ({ENV}={os.environ.get(ENV, '')!r})"
+    return [f"cortes_rules backend: {cortes_rules.backend()} ({ENV}={os.environ.get(ENV, '')!r})",
+            f"cortes_rules from {Path(cortes_rules.__file__).resolve().parent}"
+            f"{' (installed)' if INSTALLED else ''}; slow tests and full budgets: "
+            f"{'yes' if config.getoption('slow') else 'no (--slow runs them)'}"]
 
 
 @pytest.fixture(scope="session")
@@ -99,3 +135,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if missing:
         raise pytest.UsageError("tests without @pytest.mark.rule(...):\n  " +
                                 "\n  ".join(missing))
+    if not config.getoption("slow"):
+        slow = [item for item in items if item.get_closest_marker("slow") is not None]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if item.get_closest_marker("slow") is None]

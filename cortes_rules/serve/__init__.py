@@ -1,9 +1,9 @@
 """The reference browser front end: ``cortes-rules serve`` (docs/frontend.md).
 
 ``create_app()`` builds the Starlette application (a JSON API and the static
-page); ``run()`` serves it with uvicorn. Starlette and uvicorn come with the
-``serve`` extra (``pip install "cortes-rules[serve]"``). The module uses only
-the public API of the package.
+page); ``run()`` serves it with uvicorn. Starlette and uvicorn are
+dependencies of the package. The module uses only the public API of the
+package.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from extras import need
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "adapters.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
@@ -16,7 +17,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), re
 @pytest.mark.rule("4.1")
 @pytest.mark.parametrize("block", BLOCKS, ids=["pettingzoo", "openspiel"])
 def test_the_pages_examples_play_a_game_to_its_end(block: str) -> None:
-    pytest.importorskip("pettingzoo" if "pettingzoo" in block else "pyspiel")
+    need(*(("pettingzoo", "pettingzoo") if "pettingzoo" in block else ("pyspiel", "openspiel")))
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(block, str(PAGE), "exec"), {})

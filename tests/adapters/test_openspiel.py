@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 from adapter_books import each_book, load
+from extras import need
 
 from cortes_rules import CortesRulesError, IllegalActionError
 
-np = pytest.importorskip("numpy")
-pyspiel = pytest.importorskip("pyspiel")
+np = need("numpy", "openspiel")
+pyspiel = need("pyspiel", "openspiel")
 from cortes_rules.adapters.openspiel import game_name, register  # noqa: E402
 from cortes_rules.adapters.tensors import Layout  # noqa: E402
 

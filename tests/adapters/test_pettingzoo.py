@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 from adapter_books import each_book, load
+from extras import need
 
 from cortes_rules import CortesRulesError, IllegalActionError
 from cortes_rules.adapters.outcomes import utilities
 
-np = pytest.importorskip("numpy")
-pytest.importorskip("pettingzoo")
+np = need("numpy", "pettingzoo")
+need("pettingzoo", "pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from cortes_rules.adapters.pettingzoo import RulesEnv  # noqa: E402

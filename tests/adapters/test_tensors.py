@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 from adapter_books import each_book, load, random_walk
+from extras import need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cortes_rules import CortesRulesError, GameState
 
-np = pytest.importorskip("numpy")
-Layout = pytest.importorskip("cortes_rules.adapters.tensors").Layout
+np = need("numpy", "pettingzoo")
+Layout = need("cortes_rules.adapters.tensors", "pettingzoo").Layout
 
 
 def _number(value: Any) -> float:

@@ -1,8 +1,9 @@
 """Position notation (issue 9): ``GameState.to_notation()`` and ``Rulebook.position(text)``.
 
 The round trip is checked on every position of 200 random games of each
-shipped rulebook: Cortés in both set-ups, with and without the veteran
-options, and Grands Stratèges in every scenario. A position read back must
+shipped rulebook (with ``--slow``, as CI runs them; 40 without, tests/budgets.py):
+Cortés in both set-ups, with and without the veteran options, and Grands
+Stratèges in every scenario. A position read back must
 behave exactly as the state it was written from: the same text, player,
 phase, legal actions and chance outcomes, and, played on with the same
 actions (dice from the state's own generator), the same log lines and the
@@ -17,13 +18,14 @@ import random
 import re
 
 import pytest
+from budgets import budget
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cortes_rules
 from cortes_rules import GameState, NotationError, Rulebook
 
-GAMES = 200
+GAMES = budget(200, 40)   # random games per rulebook (tests/budgets.py)
 STEPS = 36          # actions per game at most: short games, so that 400 run in a few minutes
 REBUILD = 9         # the lockstep copy is read afresh from the position this often
 END = 0             # the id of 'end' in both rulebooks (the first action kind declared)

@@ -2,6 +2,7 @@
 comments, replay to a ply, verify, and the records of version 1 still read.
 
 The round trips play 200 short random games of each shipped rulebook
+(with ``--slow``, as CI runs them; 40 without, tests/budgets.py)
 (Cortés with the veterans' options, Grands Stratèges in its first scenario),
 write each as a record, read it back and replay it.
 """
@@ -13,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from budgets import budget
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OLD = sorted((ROOT / "tests" / "fixtures" / "records").glob("v1-*.record"))
 SHIPPED = sorted((ROOT / "rulebook").glob("*/*.record"))
 HEAD = f"{MAGIC} {VERSION}\nrulebook cortes\n"
-GAMES = 200
+GAMES = budget(200, 40)   # random games per rulebook (tests/budgets.py)
 
 
 @pytest.fixture(scope="module")

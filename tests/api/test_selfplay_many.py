@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from extras import need
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -91,7 +92,7 @@ def test_two_worker_processes_give_the_same_summary(cortes_summary: Summary,
 @pytest.mark.rule("4.1")
 def test_ray_tasks_give_the_same_summary(cortes_summary: Summary, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("ray")
+    need("ray", "ray")
     out = tmp_path / "summary.json"
     status, printed, err = cli("--games", str(GAMES), "--seed", str(FIRST_SEED),
                                "--max-turns", "1", "--ray", "--workers", "2",

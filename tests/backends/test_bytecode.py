@@ -808,6 +808,7 @@ def test_3_3_allowed_within_its_own_kinds_clauses_stays_with_the_interpreter(tmp
         is None
 
 
+@pytest.mark.slow   # half a minute: every hex and side in positions of two long games
 @pytest.mark.rule("8.4")
 def test_8_4_any_over_a_filtered_list_of_every_piece_is_worked_out_once_per_listing():
     # A hex may be attacked if any unit of the side may join a battle against

@@ -6,10 +6,11 @@ must offer the same legal-action ids and chance outcomes, reach the same
 states, write the same log lines citing the same rules, show each player the
 same observation, and refuse an illegal action for the same reasons.
 
-508 seeded random games are played through both backends side by side: 100
-from each Cortés set-up with the optional rules off, 100 with the veteran
-preset, and 28 of each of the eleven Grands Stratèges scenarios; plus
-hypothesis-generated starting positions of Cortés.
+508 seeded random games are played through both backends side by side (with
+``--slow``, as CI runs them; 106 without, tests/budgets.py): 100 from each
+Cortés set-up with the optional rules off, 100 with the veteran preset, and 28
+of each of the eleven Grands Stratèges scenarios; plus hypothesis-generated
+starting positions of Cortés.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 
 import pytest
 from hypothesis import given, settings
+from budgets import budget
 from hypothesis import strategies as st
 
 import cortes_rules
@@ -30,7 +32,8 @@ if os.environ.get("CORTES_RULES_BACKEND", "").strip().lower() == "python":
     pytest.skip("the differential tests run in the compiled pass", allow_module_level=True)
 
 STEPS = 45       # steps per game: past the first movement and into the first battles
-GS_GAMES = 28    # per Grands Stratèges scenario
+CORTES_GAMES = budget(50, 10)   # per Cortés set-up and preset
+GS_GAMES = budget(28, 6)        # per Grands Stratèges scenario
 
 
 @functools.lru_cache(maxsize=None)
@@ -49,10 +52,10 @@ def pair(name: str, options: tuple[str, ...] = (), scenario: str | None = None
 def test_cortes_games_agree_on_both_backends(options, setup):
     reference, compiled = pair("cortes", options)
     played = 0
-    for seed in range(50):
+    for seed in range(CORTES_GAMES):
         played += play_both(reference, compiled, seed=seed, max_steps=STEPS,
                             new_game={"setup": setup, "turn_limit": 10})
-    assert played >= 50 * 10
+    assert played >= CORTES_GAMES * 10
 
 
 GS_SCENARIOS = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IXa", "IXb", "X"]

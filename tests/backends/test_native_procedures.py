@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from budgets import budget
 
 import cortes_rules
 from cortes_rules import RulesRuntimeError
@@ -99,10 +100,11 @@ def test_2_1_each_native_kernel_plays_as_the_reference(without, name, kwargs, ne
     an illegal action (tried every third step) agree at every step."""
     native = cortes_rules.load(name, backend="compiled", **kwargs)
     plain = without(cortes_rules.load(name, backend="compiled", **kwargs))
+    seeds = seeds[:budget(2, 1)]
     played = sum(play_both(plain, native, seed=seed, max_steps=300, new_game=new_game,
                            probe_every=3)
                  for seed in seeds)
-    assert played >= 300
+    assert played >= 150 * len(seeds)
 
 
 @pytest.mark.rule("2.1")
@@ -159,6 +161,7 @@ def test_2_1_native_writes_stamp_what_the_reference_writes_stamp():
     assert changed_any > 300
 
 
+@pytest.mark.slow   # every movement of two long games, each on a clone
 @pytest.mark.rule("7.1")
 def test_7_1_native_writes_on_a_clone_leave_the_original_alone():
     """Every movement of seeded games made on a clone: the original keeps its

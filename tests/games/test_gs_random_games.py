@@ -10,6 +10,10 @@ with the invariants the rules promise checked after every action.
 - scenarios IXa, IXb and X: a player never sees what an enemy unit is while it
   is face down; scenario VII: player A never sees player B's corps (nor their
   roads) before they enter.
+
+Each scenario plays 8 seeded games, basic and advanced (with ``--slow``, as CI
+runs them; one without, tests/budgets.py). Self-play to the end of each
+scenario, and games with each of the scenarios' options, are ``slow``.
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from budgets import budget
 
 import cortes_rules
 from cortes_rules import GameState
 
-GAMES = 8
+GAMES = budget(8, 1)
 ACTION_CAP = 40000
 
 
@@ -95,6 +100,7 @@ def test_random_games_of_each_scenario_keep_every_invariant(scenario: str, optio
     assert all(o.details for o in outcomes if o is not None)
 
 
+@pytest.mark.slow   # exhaustive self-play: every scenario to its end, five seeds each
 @pytest.mark.rule("I.1", rulebook="grands_strateges")
 @pytest.mark.parametrize("scenario", ["1", "2", "3", "4", "5", "6", "7", "8", "IXa", "IXb",
                                       "10"])
@@ -118,6 +124,7 @@ CHOICES = [("IV", "scenario_iv_options", "option_2"), ("IV", "scenario_iv_option
            ("X", "scenario_x_reserve", "rolled")]
 
 
+@pytest.mark.slow   # soak games: three whole games for each option of the scenarios
 @pytest.mark.rule("II.6", "IV.2", "IV.7", "IV.21", "I.1", "XI.2", rulebook="grands_strateges")
 @pytest.mark.parametrize(("scenario", "entry", "reading"), CHOICES)
 def test_random_games_with_each_scenario_option(scenario: str, entry: str, reading: str) -> None:

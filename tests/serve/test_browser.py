@@ -56,7 +56,7 @@ def chromium() -> str:
         try:
             __import__(module)
         except ImportError:
-            _missing(f"{module} is not installed (pip install -e '.[test]')")
+            _missing(f"{module} is not installed (pip install -e '.[test-all]')")
     found = screenshots.find_browser()
     if found is None:
         _missing("no Chromium binary (apt-get install chromium, or set CHROMIUM)")
