@@ -42,7 +42,7 @@ from types import MemberDescriptorType
 
 from cortes_rules.errors import BoardError
 
-ABI = 5
+ABI = 6
 KERNELS = ("rng", "board", "clauses", "frames", "writes", "steps", "logs")
 
 cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15ULL
@@ -893,7 +893,7 @@ cdef class ClauseMachine:
                         const int64_t[:] program, const int64_t[:] layout,
                         int8_t[:] settled, const int64_t[:] piece_pos,
                         const int64_t[:] place_pos, int64_t base, int64_t width,
-                        list out, bint stop):
+                        list out, bint stop, ask=None):
         """List an option's candidates ``(unit, to)`` along the board's edges.
 
         ``program`` holds the option's compiled clauses one after the other;
@@ -911,8 +911,11 @@ cdef class ClauseMachine:
         out, the ``where`` clause must hold, and no forbid clause may hold
         unless one of its permits does. Each candidate's action id
         (``base + position of unit * width + position of to``) is appended
-        to ``out``. Returns 1, or 0 as soon as anything answers ``UNKNOWN``
-        (the caller then lets the interpreter list them).
+        to ``out``. A candidate that a clause answers ``UNKNOWN`` for (an
+        ``ASK`` reached) is decided by ``ask(unit, to)`` (their indices), the
+        interpreter's test of it; without ``ask``, or when a static clause or
+        an edge binding cannot be worked out, it returns 0 at once (the caller
+        then lets the interpreter list them). Otherwise it returns 1.
         """
         cdef int64_t slots[SLOTS]
         cdef int64_t cells[8]
@@ -973,8 +976,11 @@ cdef class ClauseMachine:
                 answer = self._clauses(code, &layout[0], False, slots, board, &attrs,
                                        cells, n_values, columns, n_columns, fill)
                 if answer == 2:
-                    return 0
-                if answer == 1:
+                    if ask is None:
+                        return 0
+                    if not ask(unit, there):
+                        continue
+                elif answer == 1:
                     continue
                 if place_pos[there] < 0:
                     return 0

@@ -31,7 +31,7 @@ ENV = "CORTES_RULES_BACKEND"
 CHOICES = ("auto", "compiled", "python")
 # The version of the compiled core's interface this package was written for
 # (``ABI`` in src_ext/_core.pyx): an extension built from other sources is stale.
-ABI = 5
+ABI = 6
 
 
 class Backend:

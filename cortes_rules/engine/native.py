@@ -44,7 +44,7 @@ _index = attrgetter("index")
 
 
 _MOVING = frozenset({bc.PIECE_ATTR, bc.PLACE_ATTR, bc.COUNT, bc.OWNED, bc.OTHERS, bc.RIVALS,
-                     bc.VALUE, bc.ALL_TAG, bc.ANY_TAG, bc.QUANTIFY})
+                     bc.VALUE, bc.ALL_TAG, bc.ANY_TAG, bc.QUANTIFY, bc.ASK})
 
 
 def _static(code: bc.Code) -> bool:
@@ -111,8 +111,11 @@ class NativeOption:
 
     def __init__(self, support: NativeSupport, spec: Any, edges: EdgeBindings,
                  where: bc.Code | None, clauses: list[tuple[bc.Code, list[bc.Code]]],
-                 domain: Any) -> None:
+                 domain: Any, tests: tuple[Any, Any] | None = None) -> None:
         self.support, self.spec, self.edges, self.domain = support, spec, edges, domain
+        # The generated code of the where and forbid clauses, when some part of them
+        # stayed outside the bytecode (ASK): it decides the candidates that reach it.
+        self.tests = tests
         # The first domain listed natively, when it is a filtered list of all the pieces.
         self.pieces = PieceDomain.build(support, spec.decl.params[0].domain)
         tables = support.tables
@@ -141,26 +144,52 @@ class NativeOption:
         if not edges.names or (edges.piece_param, edges.place_param) != \
                 tuple(name for name, _ in kind.params):
             return None
+        if {name for name, _ in decl.bindings} - set(edges.names):
+            return None     # a binding that could fail unseen: the interpreter lists them
+        compiled = cls._compiled(support, spec, edges, partial=False) \
+            or cls._compiled(support, spec, edges, partial=True)
+        if compiled is None:
+            return None
+        where, clauses = compiled
+        tests = None
+        if any(bc.ASK in code.ops[0::2] for code in _codes(where, clauses)):
+            forbids = tuple((machine.fast_expr(forbid.when, rule),
+                             tuple(machine.fast_expr(p.when, p.rule)
+                                   for p in machine.program.of(ir.Permit)
+                                   if p.action == spec.kind and p.despite == rule))
+                            for rule, _, _, forbid in machine.forbids.get(spec.kind, ()))
+            tests = (machine.fast_expr(decl.where, "") if decl.where is not None else None,
+                     forbids)
+        domain = machine.fast_expr(decl.params[0].domain, "")
+        return cls(support, spec, edges, where, clauses, domain, tests)
+
+    @staticmethod
+    def _compiled(support: NativeSupport, spec: Any, edges: EdgeBindings, *, partial: bool
+                  ) -> tuple[bc.Code | None, list[tuple[bc.Code, list[bc.Code]]]] | None:
+        """The option's where, forbid clauses and permits as bytecode, or None when one does
+        not compile; ``partial`` lets a term outside the bytecode become ``ASK``."""
+        machine, decl = support.machine, spec.decl
+        kind = machine.space.kinds[spec.kind]
         compiler, numbers = support.compiler, edges.numbers
         params = [(name, bc.param_type(t)) for name, t in kind.params]
         where = None
         if decl.where is not None:
-            where = compiler.compile("", decl.where, params, decl.bindings, numbers)
+            where = compiler.compile("", decl.where, params, decl.bindings, numbers,
+                                     partial=partial)
             if where is None:
                 return None
         clauses = []
         for rule, _, permits, forbid in machine.forbids.get(spec.kind, ()):
-            clause = compiler.compile(rule, forbid.when, params, decl.bindings, numbers)
-            lifts = [compiler.compile(p.rule, p.when, params, decl.bindings, numbers)
+            clause = compiler.compile(rule, forbid.when, params, decl.bindings, numbers,
+                                      partial=partial)
+            lifts = [compiler.compile(p.rule, p.when, params, decl.bindings, numbers,
+                                      partial=partial)
                      for p in machine.program.of(ir.Permit)
                      if p.action == spec.kind and p.despite == rule]
             if clause is None or len(lifts) != len(permits) or None in lifts:
                 return None
             clauses.append((clause, [p for p in lifts if p is not None]))
-        if {name for name, _ in decl.bindings} - set(edges.names):
-            return None     # a binding that could fail unseen: the interpreter lists them
-        domain = machine.fast_expr(decl.params[0].domain, "")
-        return cls(support, spec, edges, where, clauses, domain)
+        return where, clauses
 
     def run(self, s: Any, env: dict[str, Any], out: list[int], stop: bool) -> bool:
         """Append the option's candidates to ``out``; False (``out`` as it was) when the
@@ -176,10 +205,40 @@ class NativeOption:
                 indices.append(unit.index)
         native = s.native
         values = bc.value_cells(self.values, s) if self.values else ()
+        ask = _asker(self.tests, self.spec, self.support.machine.world, s, env) \
+            if self.tests is not None else None
         return _into(out, lambda: self.support.clauses.enumerate_edges(
             indices, native.board, native.pieces, native.places, values,
             self.edge_columns, self.program, self.layout, self.settled, self.piece_pos,
-            self.place_pos, self.base, self.width, out, stop))
+            self.place_pos, self.base, self.width, out, stop, ask))
+
+
+def _codes(where: bc.Code | None, clauses: list[tuple[bc.Code, list[bc.Code]]]
+           ) -> list[bc.Code]:
+    return ([where] if where is not None else []) + \
+        [c for clause, permits in clauses for c in (clause, *permits)]
+
+
+def _asker(tests: tuple[Any, Any], spec: Any, world: Any, s: Any, env: dict[str, Any]
+           ) -> Any:
+    """The generated code's test of one (piece, place) candidate by their indices, as
+    ``_reference_candidates`` runs it: for the candidates the bytecode leaves to it."""
+    where, forbids = tests
+    first_name, second_name = (p.name for p in spec.decl.params)
+    pieces, places = world.pieces, world.places
+    bindings = spec.bindings
+
+    def ask(a: int, b: int) -> bool:
+        pair = dict(env)
+        pair[first_name] = pieces[a]
+        pair[second_name] = places[b]
+        for name, fn in bindings:
+            pair[name] = fn(s, pair)
+        if where is not None and not where(s, pair):
+            return False
+        return not any(cond(s, pair) and not any(p(s, pair) for p in permits)
+                       for cond, permits in forbids)
+    return ask
 
 
 class NativePairs:
@@ -452,8 +511,7 @@ def _lay_out(where: bc.Code | None, clauses: list[tuple[bc.Code, list[bc.Code]]]
              static: Any) -> tuple[tuple[tuple[str, str], ...], array[int], array[int]]:
     """An option's codes as one flat program and its layout (``ClauseMachine.enumerate_edges``
     says how it reads), the game values they read sharing one table."""
-    codes = ([where] if where is not None else []) + \
-        [c for clause, permits in clauses for c in (clause, *permits)]
+    codes = _codes(where, clauses)
     names: list[tuple[str, str]] = []
     for code in codes:
         for name, kind_of in code.values:
