@@ -75,8 +75,9 @@ def test_the_fact_is_the_clauses_condition_with_the_positions_values() -> None:
         "adjacent(2909, 3011) is false"}
     # An any(...) that holds is shown by the item that makes it hold.
     [enemy] = state.why_illegal("move S2 2810")
-    assert (enemy.rule, enemy.fact) == ("7.5", "A1 in 2810.units: A1.side (aztec) is not "
-                                               "S2.side (spanish) and count(enemy_hex_open) (0) is 0")
+    assert (enemy.rule, enemy.fact) == (
+        "7.5", "A1 in 2810.units: A1.side (aztec) is not S2.side (spanish) and "
+               "count(enemy_hex_open) (0) is 0")
 
 
 @pytest.mark.rule("4.2")
