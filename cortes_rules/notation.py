@@ -80,7 +80,7 @@ from .dsl import ir
 from .engine.compile import NamedText
 from .engine.machine import GameState, Machine, Outcome, tick
 from .engine.procedures import _PAUSES, PHASE, OptionSpec, Proc
-from .engine.typed import fits
+from .engine.typed import is_of_declared_type
 from .errors import CortesRulesError, NotationError
 from .rule_numbers import rule_key
 
@@ -736,7 +736,7 @@ class _Reader:
         line.expect("=", f"after {name}")
         value = line.value()
         type_ref = self.ctx.types.get((owner, name))
-        if not fits(value, type_ref):
+        if not is_of_declared_type(value, type_ref):
             kind = type_ref.name if type_ref is not None else "?"
             raise _Error(f"{who}.{name} is declared {kind}, not {_value_or_repr(value, self.ctx)}")
         key = (owner + "." + name, index)
@@ -775,7 +775,7 @@ class _Reader:
         line.expect("=", f"after {name}")
         value = line.value()
         type_ref = self.ctx.types.get(("value", name))
-        if not fits(value, type_ref):
+        if not is_of_declared_type(value, type_ref):
             kind = type_ref.name if type_ref is not None else "?"
             raise _Error(f"the value {name} is declared {kind}, not "
                          f"{_value_or_repr(value, self.ctx)}")

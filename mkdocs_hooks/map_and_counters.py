@@ -77,9 +77,9 @@ def counters_page_path(rulebook: str) -> str:
 def rulebooks() -> list[str]:
     """The shipped rulebooks."""
     _package()
-    from cortes_rules.record import rulebook_names
+    from cortes_rules.rulebook_files import shipped_games
 
-    return list(rulebook_names())
+    return list(shipped_games())
 
 
 def _text(text: object) -> str:

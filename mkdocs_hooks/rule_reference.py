@@ -55,9 +55,9 @@ def page_path(rulebook: str) -> str:
 def pages() -> dict[str, str]:
     """Reference page -> the shipped rulebook it is generated from."""
     _package()
-    from cortes_rules.record import rulebook_names
+    from cortes_rules.rulebook_files import shipped_games
 
-    return {page_path(name): name for name in rulebook_names()}
+    return {page_path(name): name for name in shipped_games()}
 
 
 def anchor(number: str) -> str:

@@ -7,7 +7,7 @@ held_by: piece = none``). Values set by hand (``GameState.set_attribute``,
 store them: a piece id given for a ``piece`` attribute becomes that piece, so
 the rules' comparisons (``c.held_by == u``) see it; a value of the wrong kind
 is refused in words. The position notation reads its values with the same
-test (``fits``).
+test (``is_of_declared_type``).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from ..core.world import Piece, Place, Player, World
 from ..dsl import ir
 from ..errors import ArgumentTypeError, UnknownIdError, UnknownNameError
 
-__all__ = ["declared", "fits"]
+__all__ = ["declared", "is_of_declared_type"]
 
 _THINGS: dict[str, type] = {"piece": Piece, "place": Place, "player": Player}
 
 
-def fits(value: Any, type_ref: ir.TypeRef | None) -> bool:
+def is_of_declared_type(value: Any, type_ref: ir.TypeRef | None) -> bool:
     """Whether a value is of the kind a declaration gives (ints may be fractions, and
     any collection stands for a list or a set)."""
     name = type_ref.name if type_ref is not None else None

@@ -60,7 +60,7 @@ def _check_after(state: GameState, before_phase: str, combat_voluntary: bool,
         enemy = {uid: record for uid, record in state.observation(viewer)["pieces"].items()
                  if uid.startswith(other.upper())}
         if face_down:
-            shown = [uid for uid, record in enemy.items() if record["face_up"] != "true"]
+            shown = [uid for uid, record in enemy.items() if record["shown"]["face_up"] is not True]
             assert not shown, f"{viewer} sees face-down units {shown}"
         waiting = [uid for uid, record in enemy.items()
                    if record["place"] == f"reinforcements.{other}"]

@@ -106,7 +106,7 @@ def test_readings_default_and_chosen(books) -> None:
                               "zone5_reach"]),
     ({"minimum_move": "sometimes"}, ["interpretation minimum_move has no reading "
                                      "'sometimes'", "first_hex, any_points_left"]),
-    ({"minimum_move": 3}, ["has no reading 3"]),
+    ({"minimum_move": 3}, ["a mapping of strings to strings", "'minimum_move': int 3"]),
 ])
 def test_a_bad_reading_is_refused_with_the_valid_ones(readings, words) -> None:
     with pytest.raises(CortesRulesError) as caught:

@@ -425,7 +425,9 @@ def test_7_7_a_map_with_two_artificial_terrains_in_a_hex_is_refused(tmp_path):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(RulesCheckError) as caught:
         cortes_rules.load("cortes", map=str(path))
-    assert "at most one artificial terrain" in str(caught.value) and "7.7" in str(caught.value)
+    # The check cites the rule that declares the terrains and their kinds (13.1's
+    # chart); 7.7 states the limit in words.
+    assert "at most one artificial terrain" in str(caught.value) and "13.1" in str(caught.value)
 
 
 # ====================================================================== replacement
