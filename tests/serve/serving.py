@@ -51,6 +51,12 @@ def fingerprint(client: Any, game: str) -> tuple[str, tuple[str, ...], tuple[str
 def long_decision_record(least: int = 100) -> str:
     """A record of a demo game played at random up to a decision of at least
     ``least`` actions (a redeployment: one unit, hundreds of hexes)."""
+    return format_record(long_decision(least))
+
+
+def long_decision(least: int = 100) -> Any:
+    """The state of ``long_decision_record``: a demo game at a decision of at
+    least ``least`` actions."""
     import random
 
     book = cortes()
@@ -63,4 +69,4 @@ def long_decision_record(least: int = 100) -> str:
         else:
             ids = state.legal_action_ids()
             state.apply(ids[rng.randrange(len(ids))])
-    return format_record(state)
+    return state

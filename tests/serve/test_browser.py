@@ -8,7 +8,7 @@ shaded reachable hex (7.1); an attack shows its forecast (8.17), then the
 dice and the rule trail (13.2); after each action the page is sent a patch
 of its picture, which rebuilds the same map as a fresh load; the screen
 is passed to the Aztec player; the record is saved, loaded back, and a
-decision undone. A redeployment of one unit to any of 292 hexes is offered
+decision undone. A redeployment of one unit to any of about 290 hexes is offered
 grouped by piece: the piece, its actions and its shaded places. Two
 browsers take the two seats of a seat game by its link; the second cannot
 take the first's. Screenshots are checked readable (not blank) with the
@@ -37,7 +37,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import screenshots  # noqa: E402
-from serving import demo_record, long_decision_record  # noqa: E402
+from serving import demo_record, long_decision, long_decision_record  # noqa: E402
 
 MIN_COLOURS = 40
 INKED = (0.03, 0.97)
@@ -272,16 +272,19 @@ def test_a_long_decision_is_grouped_by_piece(server: tuple[str, Any], browser: A
     page = browser.new_page(viewport=SCREEN)
     page.goto(base + "/")
     _load(page, tmp_path, long_decision_record(), "long.record")
-    expect(page.locator("#decision-head")).to_contain_text("292 actions")
-    # Not 292 buttons: one per piece (and the few actions naming none).
+    offered = [str(a) for a in long_decision().legal_actions()]
+    of_s1 = sum(1 for a in offered if a.startswith("redeploy S1 "))
+    assert of_s1 > 200
+    expect(page.locator("#decision-head")).to_contain_text(f"{len(offered)} actions")
+    # Not hundreds of buttons: one per piece (and the few actions naming none).
     assert page.locator("#actions button").count() < 20
     choice = page.locator('#actions button.piece-choice[data-piece="S1"]')
-    expect(choice).to_contain_text("(292)")
+    expect(choice).to_contain_text(f"({of_s1})")
     expect(page.locator("#group")).to_have_count(0)
     choice.click()
-    expect(page.locator("#group button")).to_have_count(292)
-    expect(page.locator("#board .highlight")).to_have_count(292)
-    expect(page.locator("#selected")).to_contain_text("Selected S1: 292 places shaded")
+    expect(page.locator("#group button")).to_have_count(of_s1)
+    expect(page.locator("#board .highlight")).to_have_count(of_s1)
+    expect(page.locator("#selected")).to_contain_text(f"Selected S1: {of_s1} places shaded")
     page.click("#zoom-whole")
     _shot(page, tmp_path, "frontend-grouped.png")
     # A shaded place is the one action of the piece that names it.
