@@ -403,10 +403,11 @@ class Machine:
 
     def clause_rules(self, which: str, kind: str) -> tuple[str, ...]:
         """The rule numbers of the forbid (or permit) clauses on an action kind."""
-        kinds = self.forbids if which == "forbid" else {
-            k: [(r, None, (), None) for r in rules] for (k, _), rules in
-            self.permit_rules.items()}
-        return tuple(dict.fromkeys(entry[0] for entry in kinds.get(kind, ())))
+        if which == "forbid":
+            return tuple(dict.fromkeys(entry[0] for entry in self.forbids.get(kind, ())))
+        # Permits are grouped by (action kind, rule they override): gather every group.
+        return tuple(dict.fromkeys(rule for (k, _), rules in self.permit_rules.items()
+                                   if k == kind for rule in rules))
 
     def forbids_reading(self, attribute: str) -> tuple[str, ...]:
         """The rules of the forbid clauses whose condition reads an attribute (from the IR)."""
