@@ -131,8 +131,10 @@ def _with_texts(ins: ir.Instr) -> str:
     text = ""
     for key, e in zip(ins.keys, ins.args, strict=True):
         if key in ("text", "reason"):
-            is_text = isinstance(e, ir.Const) and isinstance(e.value, str)
-            text += str(e.value) if is_text else "{" + expr_text(e) + "}"
+            if isinstance(e, ir.Const) and isinstance(e.value, str):
+                text += e.value
+            else:
+                text += "{" + expr_text(e) + "}"
             continue
         if text:
             head.append(repr(text))
@@ -207,10 +209,10 @@ def game_text(game: ir.Game) -> str:
             when = f" when {expr_text(c.when)}" if c.when is not None else ""
             out.append(f"    = {expr_text(c.value)}{when}  ; rule {c.rule}")
     out += ["", f"clauses ({len(game.clauses)})"]
-    for c in game.clauses:
-        despite = f" despite {c.despite}" if c.kind == "permit" else ""
-        out.append(f"  {c.kind} {game.actions[c.action].name}{despite} when "
-                   f"{expr_text(c.when)}  ; rule {c.rule}")
+    for clause in game.clauses:
+        despite = f" despite {clause.despite}" if clause.kind == "permit" else ""
+        out.append(f"  {clause.kind} {game.actions[clause.action].name}{despite} when "
+                   f"{expr_text(clause.when)}  ; rule {clause.rule}")
     out += ["", f"derived ({len(game.derived)})"]
     out += [f"  {d.owner}.{d.name} = {expr_text(d.expr)}  ; rule {d.rule}"
             for d in game.derived]

@@ -392,11 +392,12 @@ class _Lowering:
         found: dict[tuple[int, int], core.Edge] = {}
         for place in world.places:
             for other in place.neighbours:
-                a, b = sorted((place, other), key=lambda p: p.index)
-                if (a.index, b.index) not in found:
-                    direction = world.direction(a, b)
-                    found[(a.index, b.index)] = core.Edge(
-                        a.index, b.index, "adjacent", world.hexside(a, b), self.map_rule,
+                low, high = sorted((place, other), key=lambda p: p.index)
+                if (low.index, high.index) not in found:
+                    direction = world.direction(low, high)
+                    found[(low.index, high.index)] = core.Edge(
+                        low.index, high.index, "adjacent", world.hexside(low, high),
+                        self.map_rule,
                         -1 if direction is None else direction)
             if place.kind == "zone":
                 for hex_place in place.shore:
@@ -427,7 +428,7 @@ class _Lowering:
                 when = self.expr(c.when, scope, c.rule) if c.when is not None else None
                 entries.append(core.Contribution(value, when, len(scope.names), c.rule))
             out.append(core.Hook(name, typ, tuple(entries),
-                                 decl.rule if decl else (contributions[0].rule)))
+                                 decl.rule if decl is not None else contributions[0].rule))
         return tuple(out)
 
     def action_index(self, name: str, span: Span, rule: str) -> int:
@@ -535,7 +536,7 @@ class _Lowering:
         world, of = self.world, self.program.of
         sequence = next((s for s in of(ir.Sequence) if not s.opening), None)
         rule = sequence.rule if sequence else "core:sequence"
-        listed = [(p, sequence.rule, False) for p in (sequence.phases if sequence else ())]
+        listed = [(p, rule, False) for p in (sequence.phases if sequence else ())]
         listed += [(p, s.rule, True) for s in of(ir.Sequence) if s.opening for p in s.phases]
         phases = tuple(core.Phase(p.name, p.label,
                                   world.player[p.side].index if p.side in world.player else -1,
@@ -637,12 +638,12 @@ class _Code:
         elif isinstance(st, ir.Put):
             self.emit("put", args=(self.x(st.pieces), self.x(st.place)))
         elif isinstance(st, ir.CallEach):
-            args = tuple(self.x(a) for a in st.args)
+            given = tuple(self.x(a) for a in st.args)
             for c in o.hook_clauses.get(st.hook, ()):
                 if not isinstance(c.value, ir.Name):
                     continue
                 skip = self.emit("jumpifnot") if c.when is not None else None
-                self.call(c.value.id, args, st.span)
+                self.call(c.value.id, given, st.span)
                 if skip is not None and c.when is not None:
                     self.patch(skip, args=(self.x(c.when, c.rule),), target=self.here())
         elif isinstance(st, ir.If):
@@ -696,8 +697,8 @@ class _Code:
         elif isinstance(st, ir.Choose):
             at = self.emit("choose", args=(self.x(st.player),))
             options, ends = self.options(st.options)
-            for e in ends:
-                self.patch(e, target=self.here())
+            for end in ends:
+                self.patch(end, target=self.here())
             self.patch(at, options=options, target=self.here())
         elif isinstance(st, ir.ChooseSealed):
             chooser = slots[st.name]
@@ -705,8 +706,8 @@ class _Code:
             at = self.emit("sealed", a=chooser, b=queue, args=(self.x(st.players),))
             dispatch = self.emit("dispatch", a=chooser, b=queue)
             options, ends = self.options(st.options)
-            for e in ends:
-                self.patch(e, target=dispatch)
+            for end in ends:
+                self.patch(end, target=dispatch)
             self.patch(at, options=options, target=dispatch)
             self.patch(dispatch, target=self.here())
         elif isinstance(st, (ir.Roll, ir.Draw)):
@@ -717,7 +718,8 @@ class _Code:
             self.emit("shuffle", args=(self.x(st.place),))
         elif isinstance(st, ir.Log):
             parts = o.template(st.text, st.span, self.scope, self.rule)
-            args, keys = list(parts), ["text"] * len(parts)
+            args: list[core.Expr] = list(parts)
+            keys = ["text"] * len(parts)
             if st.cite is not None:
                 args.append(self.x(st.cite))
                 keys.append("cite")
@@ -733,8 +735,8 @@ class _Code:
             reason = o.template(st.reason, st.span, self.scope, self.rule)
             args += reason
             keys += ["reason"] * len(reason)
-            for k, e in st.report:
-                args.append(self.x(e))
+            for k, value in st.report:
+                args.append(self.x(value))
                 keys.append(f"report:{k}")
             self.emit("finish", args=tuple(args), keys=tuple(keys))
         elif isinstance(st, ir.Reveal):
