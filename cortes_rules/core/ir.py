@@ -112,7 +112,7 @@ class Const:
 class Ref:
     """A static thing of the game: ``kind`` is ``player``, ``place``, ``piece``,
     ``table``, ``dice``, ``region`` (a named set of places), ``pool`` (a pool
-    kept per player) or ``all`` (``players``, ``pieces``, ``hexes``, ``areas``,
+    kept per player), ``procedure`` (a hook's value of type procedure) or ``all`` (``players``, ``pieces``, ``hexes``, ``areas``,
     ``zones``: ``index`` into ``ALL``); ``name`` is for reading."""
 
     kind: str
@@ -216,7 +216,8 @@ class Place:
 @attrs.frozen(slots=True)
 class Edge:
     """Places ``a`` and ``b`` (indices, a < b) are neighbours (``adjacent``), or a
-    water zone ``a`` and a hex ``b`` of its shore (``shore``). ``features``: of
+    water zone ``a`` and a hex ``b`` of its shore (``shore``), or two places that
+    are no neighbours but whose border has features (``border``). ``features``: of
     the hexside or border; ``direction``: from ``a`` to ``b`` between hexes (0-5,
     the reverse is +3 mod 6), else -1."""
 
