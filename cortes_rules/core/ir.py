@@ -112,8 +112,9 @@ class Const:
 class Ref:
     """A static thing of the game: ``kind`` is ``player``, ``place``, ``piece``,
     ``table``, ``dice``, ``region`` (a named set of places), ``pool`` (a pool
-    kept per player), ``procedure`` (a hook's value of type procedure) or ``all`` (``players``, ``pieces``, ``hexes``, ``areas``,
-    ``zones``: ``index`` into ``ALL``); ``name`` is for reading."""
+    kept per player), ``procedure`` (a hook's value of type procedure) or ``all``
+    (``players``, ``pieces``, ``hexes``, ``areas``, ``zones``: ``index`` into
+    ``ALL``); ``name`` is for reading."""
 
     kind: str
     index: int
