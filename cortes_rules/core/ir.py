@@ -23,8 +23,9 @@ What lowering has already done, so that no executor does it:
   regions and pools are ``Ref``; declared symbols (classes, terrains,
   traits, property values) are ``Const`` strings.
 - ``function`` definitions are expanded at each use: their parameters
-  replaced by the argument expressions, their body's nodes keeping the
-  function's rule (so that a rule trail can name it).
+  replaced by the argument expressions, the body wrapped in
+  ``Op("function", (body,), key=NAME)`` with the function's rule, which
+  evaluates to the body's value and is where a rule trail adds that rule.
 - ``reading X is Y`` is folded to a ``Const`` and ``when reading`` blocks
   kept or dropped; optional rules not switched on are absent.
 - Maps are a graph: hexes, areas, water zones and pools are ``Place``s with

@@ -277,7 +277,9 @@ class _Lowering:
         self._expanding.append(decl.name)
         try:
             inner = {**sub, **dict(zip(decl.params, args, strict=True))}
-            return self.expr(decl.body, scope, decl.rule, inner)
+            body = self.expr(decl.body, scope, decl.rule, inner)
+            # Marked, so that a rule trail names the function as the engine's does.
+            return core.Op("function", (body,), decl.rule, decl.name)
         finally:
             self._expanding.pop()
 

@@ -139,8 +139,8 @@ GOLDEN_WALK_OR_REST = """\
 procedure walk_or_rest(p)  ; rule 2.2
   slots %0 p, %1 runner, %2 to, %3 from, %4 each:u
   0  choose by %0 end 9  ; rule 2.2
-       option walk(%1 in list(%4 in all:pieces where ((%4.side == %0) and (%4.place != none)) \
-yield %4), %2 in neighbours(%1.place)) with %3 = %1.place -> 1  ; rule 2.2
+       option walk(%1 in function[runners_of](list(%4 in all:pieces where ((%4.side == %0) and \
+(%4.place != none)) yield %4)), %2 in neighbours(%1.place)) with %3 = %1.place -> 1  ; rule 2.2
        option rest() -> 7  ; rule 2.2
   1  put %1 into %2  ; rule 2.2
   2  set %1.walked = (%1.walked + 1)  ; rule 2.2
@@ -159,7 +159,9 @@ def test_golden_print_of_the_minimal_race_procedure() -> None:
     assert "\n".join(procedure_text(proc, game)) == GOLDEN_WALK_OR_REST
     # The function runners_of (rule 1.2) is expanded where it is used, citing its rule.
     (option, _) = proc.code[0].options
-    assert option.params[0][1].rule == "1.2"
+    domain = option.params[0][1]
+    assert isinstance(domain, core.Op) and (domain.op, domain.key, domain.rule) == (
+        "function", "runners_of", "1.2")
 
 
 @pytest.mark.rule("2.1", rulebook="minimal_race")
