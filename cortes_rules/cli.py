@@ -34,6 +34,11 @@
   set-up, or the position after a set-up stage played at random, the default
   for a rulebook that names no set-ups) as an SVG picture; ``render -o FILE
   --position POSITION [--to PLY]`` draws any position (see ``why``).
+- ``cortes-rules ir [RULEBOOK] [--procedure NAME] [--options ...] [--scenario X]``:
+  print the rulebook lowered onto the core IR (``core.printer``): players,
+  places and edges, pieces, values, tables, hooks, clauses, and every
+  procedure as numbered instructions, each citing its rule; with
+  ``--procedure`` only that procedure (``turn sequence`` is the turn's).
 - ``cortes-rules why POSITION ACTION [--to PLY] [--seed N] [--clause]``: whether
   an action is legal in a position and, if not, each rule that forbids it:
   its number, title and summary, the fact of the position that makes it
@@ -106,6 +111,7 @@ error and exit status 1; a bad command line gives exit status 2.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import re
 import sys
@@ -115,7 +121,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__, text_index
 from ._resources import data_dir
-from .errors import CortesRulesError, RulesError
+from .errors import CortesRulesError, RulesError, UnknownNameError
 from .rulebook_files import default_rulebook, shipped_games
 
 if TYPE_CHECKING:
@@ -812,6 +818,33 @@ def _verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ir(args: argparse.Namespace) -> int:
+    from .core.printer import game_text, procedure_text
+    from .dsl.to_core import to_core
+    from .selfplay import parse_options
+
+    name = args.rulebook or default_rulebook()
+    _known_rulebook(name)
+    book = load(name, options=parse_options(args.options), scenario=args.scenario)
+    game = to_core(book.program)
+    if args.procedure is not None:
+        print("\n".join(procedure_text(game.procedure(args.procedure), game)))
+    else:
+        print(game_text(game))
+    return 0
+
+
+def _known_rulebook(name: str) -> None:
+    """Refuse a name that is neither a path nor a shipped rulebook, with the nearest one."""
+    games = shipped_games()
+    if name in games or Path(name).exists():
+        return
+    close = difflib.get_close_matches(name, games, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise UnknownNameError(f"no rulebook {name!r}{hint}: not a path, and not one of the "
+                           f"shipped games ({', '.join(games)})")
+
+
 def _rulebook_option(command: argparse.ArgumentParser, dest: str) -> None:
     """``--rulebook NAME`` beside a command's positional rulebook, so that every
     command names its rulebook the same way (``coverage --rulebook X``)."""
@@ -957,6 +990,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help="for a record: the position after its first PLY actions "
                       "(default: after all of them)")
     draw.set_defaults(run=_render)
+    lowered = commands.add_parser("ir", help="print a rulebook lowered onto the core IR, "
+                                  "or one of its procedures")
+    lowered.add_argument("rulebook", nargs="?", default=None,
+                         help="a rulebook name, folder or file")
+    lowered.add_argument("--procedure", default=None, metavar="NAME",
+                         help="print only this procedure")
+    lowered.add_argument("--options", default=None, help="a preset (beginner, veteran), "
+                         "'all', or rule numbers separated by commas")
+    lowered.add_argument("--scenario", default=None,
+                         help="the scenario to lower, by name or number (default: the first)")
+    lowered.set_defaults(run=_ir)
     why = commands.add_parser("why", help="say whether an action is legal in a position, "
                               "and which rules forbid it")
     why.add_argument("position", help="a record file, a file in position notation, a set-up "
