@@ -14,7 +14,8 @@ among them (6.6: they are held when a move ends).
 This module compiles it with the system C compiler (``cc -O2 -shared -fPIC``)
 into a temporary folder and loads it through ctypes; builds its input arrays
 from real ``GameState`` positions, recorded at the land-movement decisions of
-seeded random games from the historical set-up; checks that the C listing
+seeded random games from the historical set-up (and two set up by hand,
+``CRAFTED``, for clauses random games rarely reach); checks that the C listing
 gives exactly the engine's legal ``move`` ids on every recorded position (a
 mismatch is an error that prints the position); and times, on the same
 positions, the C listing (run ``calls`` times inside C, so the ctypes call is
@@ -237,6 +238,30 @@ def record(tables: Tables, count: int, seed: int, every: int = 7) -> list[Any]:
     return found
 
 
+# Positions random games rarely reach, set up by hand: an Aztec knight (A1)
+# next to a lone cannon (S25 at 1009: 11.6) and to Cortés alone but for a
+# cannon (1109: 9.4), and Spanish cavalry (S9) next to chinampa city across a
+# plain hexside (2513: 7.13); the rest gives both sides units to move.
+CRAFTED = {"A1": "1010", "S25": "1009", "Cortes": "1109", "S26": "1109", "S1": "1110",
+           "S9": "2613", "A2": "2514", "Cuauhtemoc": "3016"}
+
+
+def crafted(tables: Tables) -> list[Any]:
+    """The first Spanish and the first Aztec land-movement decision of a game from
+    ``CRAFTED``, every phase before them ended at once."""
+    state = tables.book.new_game(seed=0, positions=CRAFTED, turn_limit=3)
+    found: dict[str, Any] = {}
+    while len(found) < 2 and not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_chance()
+            continue
+        if at_movement(tables, state) and state.current_player not in found:
+            found[state.current_player] = state.clone()
+        ids = state.legal_action_ids()
+        state.apply(0 if 0 in ids else ids[0])
+    return list(found.values())
+
+
 class Listing:
     """The C listing loaded with one rulebook's tables, and recorded positions."""
 
@@ -245,7 +270,7 @@ class Listing:
         self.tables = Tables(book)
         self.lib = build(folder)
         self.tables.load_into(self.lib)
-        self.positions = record(self.tables, positions, seed)
+        self.positions = crafted(self.tables) + record(self.tables, positions, seed)
         self.inputs = [self.tables.arrays(s) for s in self.positions]
         self.out = (ctypes.c_int * (len(self.tables.pieces) * 8))()
 
