@@ -1,4 +1,4 @@
-"""The benchmark suite of issue 8: both cores of cortes_rules and OpenSpiel, in one run.
+"""The benchmark suite of issue 48: cortes_rules against its anchors, in one run.
 
 Run: python benchmarks/run.py [--quick] [--json PATH] [--repeats N] [--require-compiled]
      python benchmarks/run.py --which
@@ -11,59 +11,89 @@ the one running (not built, or stale), the figures of the compiled core are
 not measured and the report says why; ``--require-compiled`` makes that an
 error (exit status 1) before anything is measured, as CI runs it.
 
-Prints a table and, with ``--json``, writes one flat JSON object. Every figure
-is the median of ``--repeats`` runs (3 with ``--quick``, else 5), with its
-minimum and maximum under the same key plus ``_min`` / ``_max``. Workloads:
+Prints a table of figures, then issue 48's targets, each a figure or a ratio
+against its anchor measured in the same run, with ``met`` or ``NOT met``; a
+missed target never fails the script (a C listing that disagrees with the
+engine does: exit status 2, the position printed). With ``--json`` it writes
+one JSON object: every figure under its key (flat), and ``targets``, one
+entry per target with its value, spread, bound and ``met`` (true, false, or
+null when not measured, with the reason).
+
+Every figure is the median of its runs, with its minimum and maximum under
+the same key plus ``_min`` / ``_max``. Figures compared with each other are
+measured interleaved: a round runs each workload of a group once, forward in
+even rounds and backward in odd ones (A B, B A: ``--repeats`` rounded up to
+an even number of rounds, 4 with ``--quick``, else 6); a ratio is taken
+round by round, then its median, minimum and maximum. Workloads:
 
 - ``cortes``: Cortés with the veteran preset (every optional rule), from the
-  historical set-up; ``gs``: Grands Stratèges, scenario III (the pitched battle).
+  historical set-up, games of at most 10 game turns; ``gs``: Grands
+  Stratèges, scenario I.
 - A **step** is ``legal_action_ids()`` and ``apply`` of a uniformly random
   legal id; at a chance node ``apply_chance()`` (the outcome sampled by the
   game's seeded generator) is one step. Games restart with the next seed.
-- ``*_compiled_steps_per_s`` / ``*_reference_steps_per_s``: the same seeded
+  ``*_compiled_steps_per_s`` / ``*_reference_steps_per_s``: the same seeded
   steps on the compiled core and on the reference interpreter (both loaded
   in this process, ``backend=`` of :func:`cortes_rules.load`); ``*_speedup``
-  is their ratio, run by run. Without the compiled core only
-  ``*_reference_steps_per_s`` is measured.
-- ``*_games_per_s`` and ``*_rollout_actions_per_s``: whole random games on
-  the compiled core, to the end the rulebook states (Grands Stratèges
-  scenario III) or, for Cortés, whose uniformly random games rarely reach
-  one, to a limit of 10 game turns. A rollout is ``GameState.random_playout``:
-  uniformly random legal actions chosen inside the engine, chance by the
-  game's dice.
+  is their ratio. ``pyspiel_chess_steps_per_s``,
+  ``pyspiel_backgammon_steps_per_s``: the same step through pyspiel's Python
+  API (a chance outcome drawn by its probabilities); the ratios
+  ``cortes_vs_chess_steps``, ``cortes_vs_backgammon_steps``,
+  ``gs_vs_chess_steps`` (targets a, b).
+- **Rollouts**, ``*_rollout_actions_per_s`` (compiled core) and
+  ``*_reference_rollout_actions_per_s`` (reference interpreter, the same
+  seeds): whole random games played inside the engine, uniformly random
+  legal actions, chance by the game's dice, to the end the rulebook states
+  (Cortés: the turn limit). The package has no ``random_rollouts(n, seed)``
+  entry point yet, so a rollout is the fastest existing path,
+  ``GameState.random_playout(seed)`` on a new game (``rollout_path`` says
+  which); ``*_rollout_actions`` counts the actions of all rounds (the same on
+  both backends, ``*_rollouts_same_on_both``, or the backends differ).
+  ``*_games_per_s``: those games per second, compiled. ``pyspiel_chess_rollout_actions_per_s``:
+  ``pyspiel.evaluate_bots`` with two uniform random bots, whole games, the
+  actions counted as games times the mean length of uniform random chess
+  games measured in the same run. Ratios ``*_rollouts_vs_chess`` and
+  ``*_rollouts_vs_reference`` (target c).
+- ``c_listing_us``, ``engine_listing_us``, ``listing_vs_c`` (target d): the
+  hand-written C listing of the Cortés movement clauses
+  (``benchmarks/c_listing.py``, compiled with ``cc`` at run time) and the
+  compiled engine's listing of the same decisions, µs per call, after the
+  C listing was checked to give exactly the engine's legal moves on every
+  recorded position (``c_listing_positions``, ``c_listing_moves_checked``).
+- ``*_clone_us``: one ``clone()`` of a mid-game state on the compiled core, averaged.
+- Loads of Cortés (veteran), each in a new process with its own cache folder
+  (the import of the package and of its API is not counted; modules the load
+  itself imports are): ``cortes_compile_rulebook_s``
+  with nothing cached (lark builds the grammar's parse tables, or reads those
+  built with the package, then the rulebook is parsed, checked and lowered;
+  the tables the engine builds are part of the load);
+  ``cortes_compile_with_grammar_tables_s`` with only the grammar's tables
+  cached; ``cortes_cached_load_s`` with the checked rulebook in the load
+  cache (:mod:`cortes_rules.load_cache`).
 - ``cortes_odds_distribution_ms``: from a battle whose attackers are
   committed, the exact distribution of the states reached when every chance
   event that follows ``resolve`` is expanded (all chained rolls, by
-  ``chance_outcomes()`` and ``clone()``) down to the next decision. One
-  distribution takes about a millisecond, so a run is the mean of
-  ``ODDS_PER_RUN`` of them, after as many to warm up (the first in a process
-  also generates the code of the battle's statements, once; see
-  docs/performance.md).
-- ``*_clone_us``: one ``clone()`` of a mid-game state on the compiled core, averaged.
-- Loads of Cortés (veteran), each in a new process with its own cache folder
-  (the import of the package is not counted): ``cortes_compile_rulebook_s``
-  with nothing cached (lark builds the grammar's parse tables, or reads those
-  built with the package, then the
-  rulebook is parsed, checked and lowered); ``cortes_compile_with_grammar_tables_s``
-  with only the grammar's tables cached (a rulebook seen for the first time on
-  a machine that has loaded one before); ``cortes_cached_load_s`` with the
-  checked rulebook in the load cache (:mod:`cortes_rules.load_cache`).
+  ``chance_outcomes()`` and ``clone()``) down to the next decision; a run is
+  the mean of ``ODDS_PER_RUN`` of them, after as many to warm up.
+- The bytes of one state (target f, reported, no bound yet), a mid-game
+  Cortés state on the compiled core, two honest approximations of what a
+  fixed-size native state would replace: ``cortes_state_deep_bytes``, the
+  ``sys.getsizeof`` of every object reachable from the state but not from its
+  rulebook (the machine, the world's pieces and places, the code: shared by
+  every state), each counted once; ``cortes_state_clone_bytes``, the memory
+  one ``clone()`` allocates and keeps (``tracemalloc``, over 100 clones kept
+  alive: what clones share is not counted).
 - ``package``, ``version``, ``compiled_core`` (whether it runs) and
-  ``compiled_core_missing`` (why not): what was measured.
-- ``pyspiel_chess_steps_per_s``, ``pyspiel_backgammon_steps_per_s``: the same
-  step through pyspiel's Python API; ``pyspiel_chess_rollout_actions_per_s``:
-  ``pyspiel.evaluate_bots`` with two uniform random bots, whole games, the
-  actions counted as games times the mean length of uniform random chess
-  games measured in the same run.
-
-Targets (issue 8) are printed beside the figures; a missed target never fails
-the script.
+  ``compiled_core_missing`` (why not), ``pyspiel_missing``,
+  ``c_listing_missing``: what was measured, and why not.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import math
 import os
 import platform
 import random
@@ -72,6 +102,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
+import types
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -81,8 +113,13 @@ from typing import Any
 # with this script's folder (benchmarks/), never with the checkout around it.
 import cortes_rules
 
+import c_listing
+
 clock = time.perf_counter
 ODDS_PER_RUN = 20
+ROLLOUT_PATH = ("GameState.random_playout(seed) on a new game: the package has no "
+                "random_rollouts(n, seed) entry point yet")
+CORTES_GAME: dict[str, Any] = {"setup": "historical", "turn_limit": 10}
 Figures = dict[str, Any]
 
 
@@ -190,6 +227,65 @@ def odds_ms(battle: Any, book: cortes_rules.Rulebook) -> float:
     return took
 
 
+# ------------------------------------------------------------------ rollouts and state size
+def rollout_actions(book: cortes_rules.Rulebook, new_game: dict[str, Any], games: int,
+                    seed: int) -> tuple[int, float]:
+    """Actions taken and seconds spent by ``games`` random playouts, seeds ``seed`` on."""
+    taken, took = 0, 0.0
+    for game in range(games):
+        state = book.new_game(seed=seed + game, **new_game)
+        start = clock()
+        taken += state.random_playout(seed + game)
+        took += clock() - start
+    return taken, took
+
+
+def mid_game(book: cortes_rules.Rulebook, new_game: dict[str, Any], seed: int) -> Any:
+    player = Player(book, new_game, seed)
+    player.steps(300)
+    return player.state
+
+
+def _shared_with(book: cortes_rules.Rulebook) -> set[int]:
+    """The ids of every object reachable from a rulebook (held by all its states)."""
+    seen: set[int] = set()
+    stack: list[Any] = [book, book._machine]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType)):
+            continue
+        seen.add(id(obj))
+        stack.extend(gc.get_referents(obj))
+    return seen
+
+
+def state_deep_bytes(book: cortes_rules.Rulebook, state: Any) -> int:
+    """``sys.getsizeof`` summed over the objects reachable from ``state`` and not from its
+    rulebook, each once."""
+    seen = _shared_with(book)
+    total, stack = 0, [state]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        stack.extend(gc.get_referents(obj))
+    return total
+
+
+def state_clone_bytes(state: Any, clones: int = 100) -> float:
+    """The memory one ``clone()`` allocates and keeps, over ``clones`` clones kept alive."""
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    kept = [state.clone() for _ in range(clones)]
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del kept
+    return (after - before) / clones
+
+
 # ------------------------------------------------------------------ pyspiel
 def spiel_steps_per_s(pyspiel: Any, game_name: str, steps: int, seed: int) -> float:
     game = pyspiel.load_game(game_name)
@@ -231,15 +327,37 @@ def spiel_rollout_actions_per_s(pyspiel: Any, games: int, mean_length: float,
 
 
 # ------------------------------------------------------------------ the run
+def put(figures: Figures, key: str, values: list[float]) -> None:
+    """The median of ``values`` under ``key``, with ``_min`` and ``_max``."""
+    figures[key] = statistics.median(values)
+    figures[key + "_min"] = min(values)
+    figures[key + "_max"] = max(values)
+
+
 def repeat(figures: Figures, key: str, repeats: int, run: Callable[[int], float],
            warm: Callable[[], Any] | None = None) -> None:
     """Median, min and max of ``repeats`` runs of ``run(i)`` under ``key``, after ``warm()``."""
     if warm is not None:
         warm()
-    values = [run(i) for i in range(repeats)]
-    figures[key] = statistics.median(values)
-    figures[key + "_min"] = min(values)
-    figures[key + "_max"] = max(values)
+    put(figures, key, [run(i) for i in range(repeats)])
+
+
+def interleave(figures: Figures, runs: dict[str, Callable[[int], float]], rounds: int,
+               ratios: dict[str, tuple[str, str]]) -> dict[str, list[float]]:
+    """Run every workload once a round, forward in even rounds and backward in odd ones
+    (A B, B A); each figure, and each ratio ``key: (a, b)`` taken round by round as a / b,
+    goes into ``figures`` as its median, min and max. Returns the runs."""
+    names = list(runs)
+    values: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            values[name].append(runs[name](r))
+    for name in names:
+        put(figures, name, values[name])
+    for key, (a, b) in ratios.items():
+        if a in values and b in values:
+            put(figures, key, [x / y for x, y in zip(values[a], values[b], strict=True)])
+    return values
 
 
 def running() -> Figures:
@@ -256,12 +374,135 @@ def running() -> Figures:
             "compiled_core_missing": missing}
 
 
-def measure(quick: bool, repeats: int, seed: int) -> Figures:
-    steps = 600 if quick else 3000
-    games = 1 if quick else 3
-    figures: Figures = {"python": platform.python_version(), "quick": quick,
-                        "repeats": repeats, "steps_per_run": steps, **running()}
+def import_pyspiel() -> Any:
+    """pyspiel, or None when it is not installed."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    return pyspiel
 
+
+def measure(quick: bool, repeats: int, seed: int) -> Figures:
+    steps = 1000 if quick else 3000
+    games = 1 if quick else 3
+    rounds = 2 * math.ceil(repeats / 2)
+    figures: Figures = {"python": platform.python_version(), "quick": quick,
+                        "repeats": repeats, "rounds": rounds, "steps_per_run": steps,
+                        "rollout_path": ROLLOUT_PATH, **running()}
+    pyspiel = import_pyspiel()
+    if pyspiel is None:
+        figures["pyspiel_missing"] = ("pyspiel is not installed (pip install -e '.[bench]'): "
+                                      "no OpenSpiel anchor")
+        print(figures["pyspiel_missing"], file=sys.stderr)
+    compiled_core = figures["compiled_core"]
+
+    loads(figures, repeats)
+    reference = {"cortes": cortes_rules.load("cortes", options="veteran", backend="python"),
+                 "gs": cortes_rules.load("grands_strateges", scenario="I", backend="python")}
+    compiled = {name: cortes_rules.Rulebook(ref.program, ref.warnings, backend="compiled")
+                for name, ref in reference.items()} if compiled_core else {}
+    for name, book in compiled.items():
+        figures[f"{name}_backend"] = book.backend
+    new_game = {"cortes": CORTES_GAME, "gs": {}}
+
+    # Stepping through the Python API (targets a, b), and compiled over reference.
+    stepping: dict[str, Callable[[int], float]] = {}
+    for name in ("cortes", "gs"):
+        books = [("reference", reference[name])]
+        if name in compiled:
+            books.insert(0, ("compiled", compiled[name]))
+        for label, book in books:
+            # Warm, untimed, on other seeds: the interpreter generates its fast
+            # paths (expressions, regions of statements) when they first run.
+            for w in range(1, 4):
+                steps_per_s(book, new_game[name], steps, seed - w)
+            stepping[f"{name}_{label}_steps_per_s"] = (
+                lambda r, b=book, g=new_game[name]: steps_per_s(b, g, steps, seed + 100 * r))
+    if pyspiel is not None:
+        for game in ("chess", "backgammon"):
+            stepping[f"pyspiel_{game}_steps_per_s"] = (
+                lambda r, game=game: spiel_steps_per_s(pyspiel, game, steps * 20, seed + r))
+    interleave(figures, stepping, rounds, {
+        "cortes_vs_chess_steps": ("cortes_compiled_steps_per_s", "pyspiel_chess_steps_per_s"),
+        "cortes_vs_backgammon_steps": ("cortes_compiled_steps_per_s",
+                                       "pyspiel_backgammon_steps_per_s"),
+        "gs_vs_chess_steps": ("gs_compiled_steps_per_s", "pyspiel_chess_steps_per_s"),
+        "cortes_speedup": ("cortes_compiled_steps_per_s", "cortes_reference_steps_per_s"),
+        "gs_speedup": ("gs_compiled_steps_per_s", "gs_reference_steps_per_s")})
+
+    # Whole random games (target c).
+    rollouts: dict[str, Callable[[int], float]] = {}
+    per_game = {"cortes": games, "gs": 5 * games}
+    for name in ("cortes", "gs"):
+        books = [("reference", reference[name], f"{name}_reference")]
+        if name in compiled:
+            books.insert(0, ("compiled", compiled[name], name))
+        for _label, book, key in books:
+            rollout_actions(book, new_game[name], 1, seed - 1)   # warm
+
+            def rollout(r: int, book: Any = book, key: str = key, name: str = name) -> float:
+                taken, took = rollout_actions(book, new_game[name], per_game[name],
+                                              seed + 1000 * r)
+                figures.setdefault(f"_{key}_actions", []).append(taken)
+                figures.setdefault(f"_{key}_games", []).append(per_game[name] / took)
+                return taken / took
+            rollouts[f"{key}_rollout_actions_per_s"] = rollout
+    if pyspiel is not None:
+        length = chess_mean_length(pyspiel, 20 if quick else 100, seed)
+        figures["pyspiel_chess_random_game_length"] = length
+        rollouts["pyspiel_chess_rollout_actions_per_s"] = (
+            lambda r: spiel_rollout_actions_per_s(pyspiel, 20 if quick else 100, length,
+                                                  seed + 7 * r))
+    interleave(figures, rollouts, rounds, {
+        "cortes_rollouts_vs_chess": ("cortes_rollout_actions_per_s",
+                                     "pyspiel_chess_rollout_actions_per_s"),
+        "gs_rollouts_vs_chess": ("gs_rollout_actions_per_s",
+                                 "pyspiel_chess_rollout_actions_per_s"),
+        "cortes_rollouts_vs_reference": ("cortes_rollout_actions_per_s",
+                                         "cortes_reference_rollout_actions_per_s"),
+        "gs_rollouts_vs_reference": ("gs_rollout_actions_per_s",
+                                     "gs_reference_rollout_actions_per_s")})
+    for name in ("cortes", "gs"):
+        for key in (name, f"{name}_reference"):
+            if f"_{key}_actions" in figures:
+                figures[f"{key}_rollout_actions"] = sum(figures.pop(f"_{key}_actions"))
+                games_per_s = figures.pop(f"_{key}_games")
+                if key == name:
+                    put(figures, f"{name}_games_per_s", games_per_s)
+        if name in compiled:
+            figures[f"{name}_rollouts_same_on_both"] = (
+                figures[f"{name}_rollout_actions"] == figures[f"{name}_reference_rollout_actions"])
+    if not compiled_core:
+        return figures
+
+    for name, book in compiled.items():
+        repeat(figures, f"{name}_clone_us", repeats,
+               lambda i, c=book, g=new_game[name]: clone_us(c, g, seed + i))
+    cortes = compiled["cortes"]
+    battle = battle_at_resolve(cortes, CORTES_GAME)
+    repeat(figures, "cortes_odds_distribution_ms", repeats,
+           lambda i: statistics.mean(odds_ms(battle, cortes) for _ in range(ODDS_PER_RUN)),
+           warm=lambda: [odds_ms(battle, cortes) for _ in range(ODDS_PER_RUN)])
+    state = mid_game(cortes, CORTES_GAME, seed)
+    figures["cortes_state_deep_bytes"] = state_deep_bytes(cortes, state)
+    figures["cortes_state_clone_bytes"] = state_clone_bytes(state)
+
+    # The VM's movement listing against a hand-written C listing (target d).
+    if c_listing.compiler() is None:
+        figures["c_listing_missing"] = "no C compiler (cc) on this machine"
+        print(f"run.py: {figures['c_listing_missing']}: no figure of the C listing",
+              file=sys.stderr)
+    else:
+        try:
+            figures.update(c_listing.measure(cortes, 20 if quick else 60, rounds, seed))
+        except c_listing.ListingMismatch as error:
+            figures["c_listing_error"] = str(error)
+    return figures
+
+
+def loads(figures: Figures, repeats: int) -> None:
+    """The loads of Cortés (veteran) in new processes (target e)."""
     with tempfile.TemporaryDirectory() as caches:
         def load_in_new_process(i: int, kept: str) -> float:
             folder = Path(caches) / f"{kept}-{i}"
@@ -276,98 +517,18 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
                           ("cortes_compile_with_grammar_tables_s", "grammar"),
                           ("cortes_cached_load_s", "everything")):
             repeat(figures, key, repeats, lambda i, kept=kept: load_in_new_process(i, kept))
-    reference = cortes_rules.load("cortes", options="veteran", backend="python")
-    workloads = {
-        "cortes": (reference, {"setup": "historical", "turn_limit": 10}),
-        "gs": (cortes_rules.load("grands_strateges", scenario="III", backend="python"), {}),
-    }
-    if not figures["compiled_core"]:
-        # Only the reference interpreter can be measured: no figure of the compiled core.
-        for name, (ref, new_game) in workloads.items():
-            repeat(figures, f"{name}_reference_steps_per_s", repeats,
-                   lambda i, r=ref, g=new_game: steps_per_s(r, g, steps, seed + 100 * i),
-                   warm=lambda r=ref, g=new_game: [steps_per_s(r, g, steps, seed - w)
-                                                   for w in range(1, 6)])
-        return spiel_figures(figures, quick, repeats, steps, seed)
-    for name, (ref, new_game) in workloads.items():
-        compiled = cortes_rules.Rulebook(ref.program, ref.warnings, backend="compiled")
-        assert compiled.backend == "compiled"
-        figures[f"{name}_backend"] = compiled.backend
-        ratios: list[float] = []
-
-        def both(i: int, ref: Any = ref, compiled: Any = compiled, name: str = name,
-                 new_game: dict[str, Any] = new_game, ratios: list[float] = ratios) -> float:
-            slow = steps_per_s(ref, new_game, steps, seed + 100 * i)
-            fast = steps_per_s(compiled, new_game, steps, seed + 100 * i)
-            ratios.append(fast / slow)
-            figures.setdefault(f"_{name}_reference", []).append(slow)
-            return fast
-        # Warm both, untimed, on other seeds: the interpreter generates its fast
-        # paths (expressions, regions of statements) when they first run.
-        repeat(figures, f"{name}_compiled_steps_per_s", repeats, both,
-               warm=lambda r=ref, c=compiled, g=new_game: [
-                   steps_per_s(b, g, steps, seed - w) for b in (r, c) for w in range(1, 6)])
-        slow_runs = figures.pop(f"_{name}_reference")
-        figures[f"{name}_reference_steps_per_s"] = statistics.median(slow_runs)
-        figures[f"{name}_reference_steps_per_s_min"] = min(slow_runs)
-        figures[f"{name}_reference_steps_per_s_max"] = max(slow_runs)
-        figures[f"{name}_speedup"] = statistics.median(ratios)
-        figures[f"{name}_speedup_min"] = min(ratios)
-        figures[f"{name}_speedup_max"] = max(ratios)
-
-        def rollouts(i: int, compiled: Any = compiled, new_game: dict[str, Any] = new_game,
-                     name: str = name) -> float:
-            player = Player(compiled, new_game, seed + 1000 * i)
-            begin = clock()
-            taken = player.whole_games(games)
-            took = clock() - begin
-            figures.setdefault(f"_{name}_games", []).append(games / took)
-            return taken / took
-        repeat(figures, f"{name}_rollout_actions_per_s", repeats, rollouts)
-        per_game = figures.pop(f"_{name}_games")
-        figures[f"{name}_games_per_s"] = statistics.median(per_game)
-        figures[f"{name}_games_per_s_min"] = min(per_game)
-        figures[f"{name}_games_per_s_max"] = max(per_game)
-        repeat(figures, f"{name}_clone_us", repeats,
-               lambda i, c=compiled, g=new_game: clone_us(c, g, seed + i))
-
-    cortes = cortes_rules.Rulebook(reference.program, reference.warnings, backend="compiled")
-    battle = battle_at_resolve(cortes, {"setup": "historical", "turn_limit": 10})
-    repeat(figures, "cortes_odds_distribution_ms", repeats,
-           lambda i: statistics.mean(odds_ms(battle, cortes) for _ in range(ODDS_PER_RUN)),
-           warm=lambda: [odds_ms(battle, cortes) for _ in range(ODDS_PER_RUN)])
-    return spiel_figures(figures, quick, repeats, steps, seed)
-
-
-def spiel_figures(figures: Figures, quick: bool, repeats: int, steps: int,
-                  seed: int) -> Figures:
-    """OpenSpiel's figures of the same run, added to ``figures`` (none without pyspiel)."""
-    try:
-        import pyspiel
-    except ImportError:
-        print("pyspiel is not installed (pip install -e '.[bench]'): no OpenSpiel figures",
-              file=sys.stderr)
-        return figures
-    spiel_steps = steps * 20
-    repeat(figures, "pyspiel_chess_steps_per_s", repeats,
-           lambda i: spiel_steps_per_s(pyspiel, "chess", spiel_steps, seed + i))
-    repeat(figures, "pyspiel_backgammon_steps_per_s", repeats,
-           lambda i: spiel_steps_per_s(pyspiel, "backgammon", spiel_steps, seed + i))
-    length = chess_mean_length(pyspiel, 20 if quick else 100, seed)
-    figures["pyspiel_chess_random_game_length"] = length
-    repeat(figures, "pyspiel_chess_rollout_actions_per_s", repeats,
-           lambda i: spiel_rollout_actions_per_s(pyspiel, 20 if quick else 100, length,
-                                                 seed + 7 * i))
-    return figures
 
 
 def load_seconds(cache: Path) -> float:
     """One ``load`` of Cortés (veteran) in a new process with this cache folder (import not
     counted), of the package this process imported (``-P``: the working folder is not
     put first on the path)."""
+    # ``cortes_rules`` imports its API on first use: ``load`` is looked up (and the API
+    # imported) before the clock starts, so that only the load is timed.
     program = ("import sys, time; import cortes_rules; "
                "assert cortes_rules.__file__ == sys.argv[1], cortes_rules.__file__; "
-               "start = time.perf_counter(); cortes_rules.load('cortes', options='veteran'); "
+               "load = cortes_rules.load; "
+               "start = time.perf_counter(); load('cortes', options='veteran'); "
                "print(time.perf_counter() - start)")
     done = subprocess.run([sys.executable, "-P", "-c", program, cortes_rules.__file__],
                           env={**os.environ, "CORTES_RULES_CACHE": str(cache)},
@@ -375,30 +536,65 @@ def load_seconds(cache: Path) -> float:
     return float(done.stdout.split()[-1])
 
 
-# ------------------------------------------------------------------ report
-TARGETS: list[tuple[str, str, Callable[[Figures], float | None], str, float]] = [
-    ("compiled steps/s vs pyspiel chess", "x", lambda f: _ratio(f, "cortes_compiled_steps_per_s",
-                                                             "pyspiel_chess_steps_per_s"),
-     ">=", 2.0),
-    ("compiled steps/s vs pyspiel backgammon", "x",
-     lambda f: _ratio(f, "cortes_compiled_steps_per_s", "pyspiel_backgammon_steps_per_s"),
-     ">=", 2.0),
-    ("rollout actions/s vs chess evaluate_bots", "x",
-     lambda f: _ratio(f, "cortes_rollout_actions_per_s", "pyspiel_chess_rollout_actions_per_s"),
-     ">=", 3.0),
-    ("compiled vs reference (same seeds)", "x", lambda f: f.get("cortes_speedup"), ">=", 300.0),
-    ("exact attack distribution", "ms", lambda f: f.get("cortes_odds_distribution_ms"),
-     "<", 1.0),
-    ("clone()", "µs", lambda f: f.get("cortes_clone_us"), "<", 2.0),
-    ("cached load of the rulebook", "s", lambda f: f.get("cortes_cached_load_s"), "<", 0.1),
-    ("cold load of the rulebook", "s", lambda f: f.get("cortes_compile_rulebook_s"), "<", 1.0),
+# ------------------------------------------------------------------ targets and report
+# Issue 48's targets: (name, what, figure key, comparison, bound, unit, needs), where
+# ``needs`` names what the figure cannot be measured without.
+TARGETS: list[tuple[str, str, str, str, float, str, tuple[str, ...]]] = [
+    ("a_cortes_vs_chess", "Cortés steps/s vs pyspiel chess steps/s", "cortes_vs_chess_steps",
+     ">=", 2.0, "x", ("compiled", "pyspiel")),
+    ("a_cortes_vs_backgammon", "Cortés steps/s vs pyspiel backgammon steps/s",
+     "cortes_vs_backgammon_steps", ">=", 2.0, "x", ("compiled", "pyspiel")),
+    ("b_gs_vs_chess", "Grands Stratèges I steps/s vs pyspiel chess", "gs_vs_chess_steps",
+     ">=", 1.0, "x", ("compiled", "pyspiel")),
+    ("c_cortes_rollouts_vs_chess", "Cortés rollout actions/s vs chess evaluate_bots",
+     "cortes_rollouts_vs_chess", ">=", 3.0, "x", ("compiled", "pyspiel")),
+    ("c_gs_rollouts_vs_chess", "Grands Stratèges I rollouts vs chess evaluate_bots",
+     "gs_rollouts_vs_chess", ">=", 1.0, "x", ("compiled", "pyspiel")),
+    ("c_cortes_rollouts_vs_reference", "Cortés rollouts vs reference, same seeds",
+     "cortes_rollouts_vs_reference", ">=", 300.0, "x", ("compiled",)),
+    ("c_gs_rollouts_vs_reference", "Grands Stratèges I rollouts vs reference",
+     "gs_rollouts_vs_reference", ">=", 300.0, "x", ("compiled",)),
+    ("d_listing_vs_c", "VM's Cortés movement listing vs hand-written C", "listing_vs_c",
+     "<=", 3.0, "x", ("compiled", "cc")),
+    ("e_clone", "clone() of a Cortés state", "cortes_clone_us", "<=", 1.0, "µs",
+     ("compiled",)),
+    ("e_cold_load", "cold load of Cortés (veteran), new process",
+     "cortes_compile_rulebook_s", "<=", 1.0, "s", ()),
+    ("e_cached_load", "cached load of Cortés (veteran), new process", "cortes_cached_load_s",
+     "<=", 0.1, "s", ()),
+    ("e_attack_distribution", "exact result distribution of one attack",
+     "cortes_odds_distribution_ms", "<=", 0.2, "ms", ("compiled",)),
 ]
+# Reported without a bound (target f): the bytes of one state.
+REPORTED = [("f_state_bytes_deep", "bytes of one Cortés state (getsizeof, deep)",
+             "cortes_state_deep_bytes", "B"),
+            ("f_state_bytes_clone", "bytes one clone() allocates and keeps",
+             "cortes_state_clone_bytes", "B")]
 
 
-def _ratio(f: Figures, ours: str, theirs: str) -> float | None:
-    if ours not in f or theirs not in f:
-        return None
-    return f[ours] / f[theirs]
+def _why_missing(f: Figures, needs: tuple[str, ...]) -> str:
+    reasons = {"compiled": "compiled core not running" if not f.get("compiled_core") else "",
+               "pyspiel": "pyspiel missing" if f.get("pyspiel_missing") else "",
+               "cc": f.get("c_listing_missing") or f.get("c_listing_error", "")[:60]}
+    return "; ".join(r for r in (reasons.get(n, "") for n in needs) if r) or "not measured"
+
+
+def targets(f: Figures) -> dict[str, dict[str, Any]]:
+    """Each target's value, spread, bound and whether it is met (None: not measured)."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, what, key, op, bound, unit, needs in TARGETS:
+        entry: dict[str, Any] = {"what": what, "figure": key, "bound": f"{op} {bound:g}{unit}"}
+        if key not in f:
+            entry.update(value=None, met=None, why=_why_missing(f, needs))
+        else:
+            value = f[key]
+            entry.update(value=value, min=f.get(key + "_min"), max=f.get(key + "_max"),
+                         met=value >= bound if op == ">=" else value <= bound)
+        found[name] = entry
+    for name, what, key, unit in REPORTED:
+        found[name] = {"what": what, "figure": key, "bound": None, "value": f.get(key),
+                       "met": None, "unit": unit}
+    return found
 
 
 def describe(f: Figures) -> list[str]:
@@ -411,20 +607,31 @@ def describe(f: Figures) -> list[str]:
 
 def report(f: Figures) -> None:
     print(f"cortes_rules benchmarks: python {f['python']}, median of {f['repeats']} runs "
-          "[min, max]")
+          f"({f.get('rounds', f['repeats'])} interleaved rounds) [min, max]")
     for line in describe(f):
         print(f"  {line}")
     for key in sorted(k for k in f if k + "_min" in f):
         print(f"  {key:<44}{f[key]:>14.4g}   [{f[key + '_min']:.4g}, {f[key + '_max']:.4g}]")
-    print("targets (issue 8):")
-    for label, unit, value, op, bound in TARGETS:
-        got = value(f)
-        if got is None:
-            print(f"  {label:<44}{'-':>14}   (not measured)")
-            continue
-        met = got >= bound if op == ">=" else got < bound
-        print(f"  {label:<44}{got:>13.4g}{unit}   target {op} {bound:g}{unit}: "
-              f"{'met' if met else 'NOT met'}")
+    for key in sorted(k for k in f if k.endswith(("_bytes", "_rollout_actions"))):
+        print(f"  {key:<44}{f[key]:>14.6g}")
+    if "rollout_path" in f:
+        print(f"  rollouts: {f['rollout_path']}")
+    print("targets (issue 48):")
+    for entry in targets(f).values():
+        label = entry["what"]
+        if entry["bound"] is None:
+            value = entry["value"]
+            shown = "-" if value is None else f"{value:,.0f} {entry['unit']}"
+            print(f"  {label:<52}{shown:>14}   (reported, no bound yet)")
+        elif entry["met"] is None:
+            print(f"  {label:<52}{'-':>14}   (not measured: {entry['why']})")
+        else:
+            unit = entry["bound"].lstrip("<>= 0123456789.")
+            print(f"  {label:<52}{entry['value']:>13.4g}{unit}   "
+                  f"[{entry['min']:.4g}, {entry['max']:.4g}]   target {entry['bound']}: "
+                  f"{'met' if entry['met'] else 'NOT met'}")
+    if "c_listing_error" in f:
+        print(f"C LISTING DIFFERS FROM THE ENGINE:\n{f['c_listing_error']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -432,7 +639,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer steps and games")
     parser.add_argument("--json", metavar="PATH", help="write the figures to PATH as JSON")
     parser.add_argument("--repeats", type=int, default=None,
-                        help="runs per figure (default 3 with --quick, else 5)")
+                        help="runs per figure (default 3 with --quick, else 5); interleaved "
+                             "groups run this rounded up to an even number of rounds")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--which", action="store_true",
                         help="print the package measured and whether its compiled core runs")
@@ -450,10 +658,11 @@ def main(argv: list[str] | None = None) -> int:
     figures = measure(args.quick, repeats, args.seed)
     report(figures)
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n",
+        written = {**figures, "targets": targets(figures)}
+        Path(args.json).write_text(json.dumps(written, indent=2, sort_keys=True) + "\n",
                                    encoding="utf-8")
         print(f"figures written to {args.json}")
-    return 0
+    return 2 if "c_listing_error" in figures else 0
 
 
 if __name__ == "__main__":

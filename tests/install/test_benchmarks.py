@@ -6,6 +6,10 @@ use, without its compiled core: as a clone installed with ``pip install .``
 leaves its checkout without one) is put on ``PYTHONPATH``; run from the
 checkout, ``benchmarks/run.py`` and ``benchmarks/floor.py`` must measure it,
 not the checkout around them.
+
+The hand-written C listing of the Cortés movement clauses, the baseline of
+issue 48's listing target, is checked here against the engine on recorded
+positions, so that the baseline and the rules never drift apart.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,10 +101,12 @@ def test_a_report_without_the_compiled_core_has_no_compiled_figure(
     printed = capsys.readouterr().out
     assert "compiled core NOT running (not built)" in printed
     assert "cortes_reference_steps_per_s" in printed
-    compiled = [line for line in printed.splitlines()
-                if line.lstrip().startswith(("compiled steps", "compiled vs"))]
-    assert len(compiled) == 3                 # the targets on the compiled core's steps
-    assert all(line.endswith("(not measured)") for line in compiled), compiled
+    targets = printed.split("targets (issue 48):\n")[1].splitlines()
+    compiled = [line for line in targets if "compiled core not running" in line]
+    # Every target but the two loads needs the compiled core (issue 48, Targets).
+    assert len(compiled) == len(run.TARGETS) - 2, targets
+    assert all(line.endswith("(not measured: compiled core not running)") for line in compiled)
+    assert not any(" met" in line or "NOT met" in line for line in targets)
 
 
 @pytest.mark.rule("4.2")
@@ -110,3 +117,44 @@ def test_floor_measures_nothing_without_the_compiled_core(without_core: Path) ->
     assert done.stdout.splitlines() == [
         f"cortes_rules {cortes_rules.__version__} from {(without_core / 'cortes_rules').resolve()}"]
     assert "compiled core NOT running" in done.stderr
+
+
+def _c_listing() -> Any:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import c_listing
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    if c_listing.compiler() is None:
+        pytest.skip("no C compiler (cc) on this machine: the C listing cannot be built")
+    return c_listing
+
+
+@pytest.fixture(scope="module")
+def listing(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The C listing built and loaded, with positions of seeded random games."""
+    c_listing = _c_listing()
+    book = cortes_rules.load("cortes", options="veteran")
+    return c_listing.Listing(book, tmp_path_factory.mktemp("c_listing"), positions=8, seed=3)
+
+
+@pytest.mark.rule("7.1", "7.3", "7.5", "7.16", "9.2")
+def test_the_c_listing_lists_the_engines_moves_on_recorded_positions(listing: Any) -> None:
+    assert {s.current_player for s in listing.positions} == {"aztec", "spanish"}
+    assert listing.check() > 8 * 10          # every move of every position, compared
+
+
+@pytest.mark.rule("7.2")
+def test_the_c_listing_check_fails_when_the_listings_differ(listing: Any) -> None:
+    # Marking every unit's move finished (7.2) leaves the C listing nothing to
+    # list, while the engine, reading the real state, still lists moves.
+    kept = listing.inputs[0]
+    side, free, places, move, spent, moved, dynamic, *rest = kept
+    finished = (type(dynamic))(*(flags | 2 for flags in dynamic))   # FINISHED in movement.c
+    listing.inputs[0] = (side, free, places, move, spent, moved, finished, *rest)
+    c_listing = _c_listing()
+    try:
+        with pytest.raises(c_listing.ListingMismatch, match="misses \\['move "):
+            listing.check()
+    finally:
+        listing.inputs[0] = kept
