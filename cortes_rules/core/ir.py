@@ -159,7 +159,8 @@ class Ctx:
 class Op:
     """An operator or built-in: ``+ - * / mod neg == != < <= > >= in notin not and
     or if list set index attr is`` and the functions of the language (``count``,
-    ``adjacent``, ``hook`` ...); ``key`` is its static operand, if any."""
+    ``adjacent``, ``hook`` ...; the functions ``set(c)`` and ``list(c)`` are ``set_of``
+    and ``list_of``, apart from the literals); ``key`` is its static operand, if any."""
 
     op: str
     args: tuple[Expr, ...]

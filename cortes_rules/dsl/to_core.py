@@ -306,6 +306,8 @@ class _Lowering:
             return core.Op(f"hook_{name}", (), rule, node.args[0].id)
         if name not in BUILTINS:
             raise self.fail(f"unknown function {name!r}", node.span, rule)
+        if name in ("set", "list"):   # the functions, apart from the literals {a, b} and [a, b]
+            name = f"{name}_of"
         return core.Op(name, args, rule)
 
     def template(self, text: str, span: Span, scope: Scope, rule: str) -> tuple[core.Expr, ...]:
