@@ -44,6 +44,19 @@ def variables(slot_names: tuple[str, ...]) -> dict[str, int]:
     return found
 
 
+class Bound(Scope):
+    """A function's parameters by name over the frame that called it (``Op.params``)."""
+
+    __slots__ = ("given", "outer")
+
+    def __init__(self, given: dict[str, Any], outer: Scope) -> None:
+        self.given, self.outer = given, outer
+
+    def get(self, name: str) -> Any:
+        found = self.given.get(name, UNBOUND)
+        return self.outer.get(name) if found is UNBOUND else found
+
+
 class RulesError(Exception):
     """A rule cannot be evaluated or carried out here (the engine's RulesRuntimeError)."""
 
@@ -92,21 +105,30 @@ class Evaluator:
         return _OPS[name](self, e, args, ctx)
 
     def each(self: State, e: ir.Each, slots: list[Any], ctx: Scope) -> Any:
-        """A comprehension (``Each``): the items of the domain bound to ``e.slot``."""
+        """A comprehension (``Each``): each item of the domain bound to ``e.slot`` (and,
+        with ``e.name``, seen by that name by the clauses it consults)."""
         domain = self.value(e.domain, slots, ctx)
+        seen = Bound({}, ctx) if e.name else None
+        ctx = seen or ctx
+
+        def bind(x: Any) -> None:
+            slots[e.slot] = x
+            if seen is not None:
+                seen.given[e.name] = x
+
         if e.reduce == "distribution":
             weighted = (v.dice_outcomes(domain) if isinstance(domain, v.Dice) else
                         [(x, Fraction(1, len(list(v.items(domain))))) for x in v.items(domain)])
             chances: dict[Any, Fraction] = {}
             for x, weight in weighted:
-                slots[e.slot] = x
+                bind(x)
                 if e.where is None or self.value(e.where, slots, ctx):
                     got = self.value(e.element, slots, ctx) if e.element is not None else x
                     chances[got] = chances.get(got, Fraction(0)) + weight
             return dict(sorted(chances.items(), key=lambda kv: v.order_key(kv[0])))
         if e.reduce == "all":
             for x in v.items(domain):
-                slots[e.slot] = x
+                bind(x)
                 if e.where is not None and not self.value(e.where, slots, ctx):
                     return False
                 if e.element is not None and not self.value(e.element, slots, ctx):
@@ -114,7 +136,7 @@ class Evaluator:
             return True
         found = []
         for x in v.items(domain):
-            slots[e.slot] = x
+            bind(x)
             if e.where is None or self.value(e.where, slots, ctx):
                 if e.reduce == "any" and e.element is None:
                     return True
@@ -150,7 +172,11 @@ def _or(s: State, e: ir.Op, slots: list[Any], ctx: Scope) -> bool:
 
 
 def _function(s: State, e: ir.Op, slots: list[Any], ctx: Scope) -> Any:
-    """An expanded function: its rule joins the trail being kept (not a library's)."""
+    """An expanded function: its arguments first when the clauses it consults read its
+    parameters; its rule joins the trail being kept (not a library's)."""
+    if e.params:
+        given = [s.value(a, slots, ctx) for a in e.args[1:]]
+        ctx = Bound(dict(zip(e.params, given, strict=True)), ctx)
     if s.drawn is not None and not e.rule.startswith("lib:"):
         s.drawn.add(e.rule)
     return s.value(e.args[0], slots, ctx)

@@ -85,10 +85,11 @@ class State(Evaluator):
             chosen = next(s for s in game.setups if s.name == setup)
             for piece, place in chosen.placements:
                 self.put(board.pieces[piece], board.places[place])
+        self.columns: dict[tuple[str, str], list[Any]] = {}
+        self.derived = {(d.owner, d.name): d for d in game.derived}
         self.values: list[Any] = []
         for g in game.values:
             self.values.append(self.value(g.initial, [UNBOUND] * g.frame, Scope({}, [])))
-        self.columns: dict[tuple[str, str], list[Any]] = {}
         owners = {"piece": board.pieces, "place": board.places, "player": board.players}
         for a in game.attributes:
             if a.initial is None:
@@ -99,7 +100,6 @@ class State(Evaluator):
                     slots = [owner] + [UNBOUND] * (a.frame - 1)
                     column.append(self.value(a.initial, slots, Scope({a.owner: 0}, slots)))
             self.columns[(a.owner, a.name)] = column
-        self.derived = {(d.owner, d.name): d for d in game.derived}
         self.stack = [self.frame(game.main, [])]
         self.run()
 
