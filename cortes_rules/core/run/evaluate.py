@@ -65,8 +65,12 @@ class Evaluator:
     """The expression half of the interpreter; ``State`` inherits it."""
 
     drawn: set[str] | None
+    values: list[Any]
 
-    def value(self: State, e: ir.Expr, slots: list[Any], ctx: Scope) -> Any:
+    def ref(self, e: ir.Ref) -> Any:
+        raise NotImplementedError   # what the state's tables hold (``State.ref``)
+
+    def value(self, e: ir.Expr, slots: list[Any], ctx: Scope) -> Any:
         kind = type(e)
         if kind is ir.Slot:
             found = slots[e.index]   # type: ignore[union-attr]
@@ -93,18 +97,18 @@ class Evaluator:
     def const(self, value: Any) -> Any:
         return value
 
-    def op(self: State, e: ir.Op, slots: list[Any], ctx: Scope) -> Any:
+    def op(self, e: ir.Op, slots: list[Any], ctx: Scope) -> Any:
         name = e.op
         lazy = _LAZY.get(name)
         if lazy is not None:
-            return lazy(self, e, slots, ctx)
+            return lazy(self, e, slots, ctx)  # type: ignore[arg-type]
         args = [self.value(a, slots, ctx) for a in e.args]
         pure = v.PURE.get(name)
         if pure is not None:
             return pure(*args)
         return _OPS[name](self, e, args, ctx)
 
-    def each(self: State, e: ir.Each, slots: list[Any], ctx: Scope) -> Any:
+    def each(self, e: ir.Each, slots: list[Any], ctx: Scope) -> Any:
         """A comprehension (``Each``): each item of the domain bound to ``e.slot`` (and,
         with ``e.name``, seen by that name by the clauses it consults)."""
         domain = self.value(e.domain, slots, ctx)
@@ -144,7 +148,8 @@ class Evaluator:
         if e.default is not None and e.reduce in ("max", "min", "first"):
             if not found:
                 return self.value(e.default, slots, ctx)
-            return {"max": max, "min": min, "first": lambda xs: xs[0]}[e.reduce](found)
+            return found[0] if e.reduce == "first" else (max if e.reduce == "max" else min)(
+                found)
         return _REDUCE[e.reduce](found)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -139,8 +139,8 @@ def dice_outcomes(dice: Dice) -> list[tuple[Any, Fraction]]:
     """Every result of a roll (a total, or a named face) with its exact chance."""
     if dice.faces is not None:
         counts: dict[str, int] = {}
-        for face in dice.faces:
-            counts[face] = counts.get(face, 0) + 1
+        for name in dice.faces:
+            counts[name] = counts.get(name, 0) + 1
         return [(f, Fraction(n, len(dice.faces))) for f, n in counts.items()]
     ways = {0: 1}
     for _ in range(dice.count):
@@ -241,7 +241,7 @@ def first(c: Any, *default: Any) -> Any:
     return next(iter(items(c)), default[0] if default else None)
 
 
-PURE = {
+PURE: dict[str, Callable[..., Any]] = {
     "count": len, "len": len, "any": any, "all": all,
     "sum": lambda c: absorb(sum, c),
     "max": lambda *c: absorb(max, c[0] if len(c) == 1 else c),
