@@ -26,6 +26,10 @@ What lowering has already done, so that no executor does it:
   replaced by the argument expressions, the body wrapped in
   ``Op("function", (body,), key=NAME)`` with the function's rule, which
   evaluates to the body's value and is where a rule trail adds that rule.
+  When the body consults clauses (a hook, ``allowed``), those read the
+  function's parameters by name as the caller's variables: the node is then
+  ``Op("function", (body, *arguments), key=NAME, params=NAMES)``, which
+  evaluates the arguments first and lets ``Ctx`` find them while the body runs.
 - ``reading X is Y`` is folded to a ``Const`` and ``when reading`` blocks
   kept or dropped; optional rules not switched on are absent.
 - Maps are a graph: hexes, areas, water zones and pools are ``Place``s with
@@ -38,9 +42,10 @@ What lowering has already done, so that no executor does it:
 Scopes. A clause that is consulted from a procedure (a hook's
 contribution, a forbid or permit clause) reads the variables of the frame
 that consults it: such names are ``Ctx(name, default)``, looked up among the
-consulting frame's variable slots by name (``Procedure.slot_names``; the
-binders of comprehensions are not visible), else ``default`` (the global of
-that name, if any). Every other clause (derived attributes, hide clauses,
+consulting frame's variable slots by name (``Procedure.slot_names``; a
+comprehension's binder, or a function's parameter, while it is bound, when
+``Each.name`` or ``Op.params`` says so), else ``default`` (the global of that
+name, if any). Every other clause (derived attributes, hide clauses,
 start values, endings, requirements) has a frame of its own whose first
 slots hold its stated context (``Derive.params``, ``Hide.params``...);
 comprehension binders take further slots (``frame`` gives the size).
@@ -159,12 +164,16 @@ class Ctx:
 class Op:
     """An operator or built-in: ``+ - * / mod neg == != < <= > >= in notin not and
     or if list set index attr is`` and the functions of the language (``count``,
-    ``adjacent``, ``hook`` ...); ``key`` is its static operand, if any."""
+    ``adjacent``, ``hook`` ...; the functions ``set(c)`` and ``list(c)`` are ``set_of``
+    and ``list_of``, apart from the literals); ``key`` is its static operand, if any."""
 
     op: str
     args: tuple[Expr, ...]
     rule: str
     key: str = ""
+    params: tuple[str, ...] = ()
+    """Only on ``function``: the parameters, whose values ``args[1:]`` are visible by
+    name (``Ctx``) to the clauses its body consults."""
 
 
 @attrs.frozen(slots=True)
@@ -182,6 +191,9 @@ class Each:
     element: Expr | None
     default: Expr | None
     rule: str
+    name: str = ""
+    """The binder's name when ``where`` or ``element`` consults clauses (a hook,
+    ``allowed``): they read it by name (``Ctx``) as a variable of the frame."""
 
 
 Expr = Union[Const, Ref, Global, Slot, Ctx, Op, Each]

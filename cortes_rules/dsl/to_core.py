@@ -105,6 +105,19 @@ def _static(value: Any) -> core.Value:
     return value  # type: ignore[no-any-return]
 
 
+_CONSULTS = frozenset(("hook", "hook_rules", "hook_failing", "hook_applied", "allowed"))
+
+
+def _consults(e: core.Expr) -> bool:
+    """Whether evaluating ``e`` consults clauses that read the caller's variables."""
+    if isinstance(e, core.Op):
+        return e.op in _CONSULTS or any(_consults(a) for a in e.args)
+    if isinstance(e, core.Each):
+        return any(x is not None and _consults(x)
+                   for x in (e.domain, e.where, e.element, e.default))
+    return False
+
+
 def _bound(statements: Iterable[ir.Stmt], found: list[str]) -> list[str]:
     """Every variable a procedure's statements bind, in order of appearance."""
     for st in statements:
@@ -161,6 +174,8 @@ class _Lowering:
             variables.update(proc.params, _bound(proc.body, []))
         for action in of(ir.ActionDecl):
             variables.update(p.name for p in action.params)
+        for function in of(ir.FunctionDecl):
+            variables.update(function.params)
         self.variables = frozenset(variables)
 
     # -------------------------------------------------------------- errors
@@ -278,7 +293,11 @@ class _Lowering:
         try:
             inner = {**sub, **dict(zip(decl.params, args, strict=True))}
             body = self.expr(decl.body, scope, decl.rule, inner)
-            # Marked, so that a rule trail names the function as the engine's does.
+            # Marked, so that a rule trail names the function as the engine's does;
+            # clauses its body consults read its parameters by name (``Op.params``).
+            if args and _consults(body):
+                return core.Op("function", (body, *args), decl.rule, decl.name,
+                               tuple(decl.params))
             return core.Op("function", (body,), decl.rule, decl.name)
         finally:
             self._expanding.pop()
@@ -296,7 +315,9 @@ class _Lowering:
             where = self.expr(node.where, scope, rule, inner) if node.where else None
             element = self.expr(node.element, scope, rule, inner) if node.element else None
             default = self.expr(node.args[0], scope, rule, sub) if node.args else None
-            return core.Each(name, slot, domain, where, element, default, rule)
+            seen = node.binder if any(x is not None and _consults(x)
+                                      for x in (where, element)) else ""
+            return core.Each(name, slot, domain, where, element, default, rule, seen)
         args = tuple(self.expr(a, scope, rule, sub) for a in node.args)
         if name in self.functions:
             return self.expand(self.functions[name], args, node.span, scope, sub)
@@ -306,6 +327,8 @@ class _Lowering:
             return core.Op(f"hook_{name}", (), rule, node.args[0].id)
         if name not in BUILTINS:
             raise self.fail(f"unknown function {name!r}", node.span, rule)
+        if name in ("set", "list"):   # the functions, apart from the literals {a, b} and [a, b]
+            name = f"{name}_of"
         return core.Op(name, args, rule)
 
     def template(self, text: str, span: Span, scope: Scope, rule: str) -> tuple[core.Expr, ...]:
