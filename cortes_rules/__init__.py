@@ -18,6 +18,10 @@ The public surface::
                set_attribute / set_place_attribute / set_player_attribute / set_value,
                why_illegal(action, player=...), reachable(piece), move_to(piece, place),
                trail(ply) (the rule trail of an action), explain(question) -> Explanation
+    For AI programs (docs/api): Rulebook.random_rollouts(n, seed, setup=...) and
+               GameState.random_rollouts(n, seed) -> Rollouts (returns, lengths, winners),
+               legal_action_ids_buffer() -> array('i'), step(action_id) -> next legal ids,
+               observation_tensor(player, out=None) -> float32 NumPy array
     Action: parse(text), str(action); Rulebook.action_id / action_from_id
     errors: CortesRulesError and its subclasses (IllegalActionError and NotationError
             are ValueErrors, UnknownNameError a LookupError, ArgumentTypeError a TypeError)
@@ -30,6 +34,7 @@ from .errors import (
                      BackendError,
                      CortesRulesError,
                      IllegalActionError,
+                     MissingExtraError,
                      NotationError,
                      NothingToUndoError,
                      RecordError,
@@ -43,6 +48,7 @@ from .errors import (
 
 if TYPE_CHECKING:
     from .api import Outcome, Rulebook, backend, load
+    from .engine.ai import Rollouts
     from .engine.actions import Action
     from .engine.compile import RulesRuntimeError
     from .engine.log import LogEntry
@@ -54,6 +60,7 @@ if TYPE_CHECKING:
 # cortes_rules`` (and the commands that answer from the text index) stay quick.
 _LAZY = {
     "Outcome": "api", "Rulebook": "api", "backend": "api", "load": "api",
+    "Rollouts": "engine.ai",
     "Action": "engine.actions", "RulesRuntimeError": "engine.compile",
     "LogEntry": "engine.log", "CHANCE": "engine.machine", "GameState": "engine.machine",
     "Observation": "engine.observation", "PieceView": "engine.observation",
@@ -85,9 +92,9 @@ __all__ = [
     "CHANCE", "Action", "ArgumentTypeError", "BackendError", "CortesRulesError",
     "Explanation", "GameState",
     "IllegalActionError",
-    "LogEntry",
+    "LogEntry", "MissingExtraError",
     "NotationError", "NothingToUndoError", "Observation", "Outcome", "PieceView",
-    "RecordError", "Rulebook",
+    "RecordError", "Rollouts", "Rulebook",
     "RulesCheckError", "RulesError",
     "RulesRuntimeError", "RulesSyntaxError", "StartError", "UnknownIdError",
     "UnknownNameError", "backend", "load",

@@ -17,6 +17,7 @@ from .dsl import ir
 from .dsl.diagnostics import Diagnostic
 from .engine import collector
 from .engine.actions import Action
+from .engine.ai import Rollouts
 from .engine.backend import select as select_backend
 from .engine.machine import GameState, Machine, Outcome
 from .dsl.diagnostics import Span, line_of
@@ -33,7 +34,7 @@ from .rule_numbers import rule_key
 
 StrPath = str | os.PathLike[str]
 
-__all__ = ["Outcome", "Rulebook", "load"]
+__all__ = ["Outcome", "Rollouts", "Rulebook", "load"]
 
 
 class Rulebook:
@@ -289,6 +290,39 @@ class Rulebook:
         state.origin = ("setup", setup, None if positions is None and kept is None else placed,
                         kept)
         return state
+
+    def random_rollouts(self, n: int, seed: int, *, setup: str | None = None,
+                        max_actions: int | None = None, turn_limit: int | None = None
+                        ) -> Rollouts:
+        """Play ``n`` uniformly random games from the start, every chance event sampled.
+
+        The games start from ``new_game(seed=seed, setup=setup, turn_limit=...)``
+        and are played as ``GameState.random_rollouts(n, seed, ...)`` plays them
+        (each with its own dice and choices drawn from ``seed``): the same
+        arguments give the same games on both backends and every machine.
+
+        Args:
+            n: how many games to play (0 or more).
+            seed: seeds the games' dice and the random players' choices.
+            setup: a set-up declared in the rulebook (as for ``new_game``).
+            max_actions: cut each game after this many actions (then it is
+                scored as unfinished: every return 0).
+            turn_limit: end each game after this many game turns.
+
+        Returns:
+            A ``Rollouts``: per game, the players' returns, the number of
+            actions, the winners and whether it finished.
+
+        Raises:
+            ArgumentTypeError: an argument of the wrong type.
+            CortesRulesError: ``n`` or ``max_actions`` below 0, or what
+                ``new_game`` raises for ``setup`` and ``turn_limit``.
+            RulesRuntimeError: a game reached a decision with no legal action.
+        """
+        arguments.whole(n, "n (how many games to play)")
+        arguments.whole(seed, "a seed")
+        start = self.new_game(seed=seed, setup=setup, turn_limit=turn_limit)
+        return start.random_rollouts(n, seed, max_actions=max_actions)
 
     def position(self, text: str) -> GameState:
         """A game state from a position's text (``GameState.to_notation``; docs/notation.md).

@@ -20,6 +20,9 @@ illegal move from a bad record:
 - ``BackendError``: the core asked for cannot run (see
   ``CORTES_RULES_BACKEND``).
 - ``NothingToUndoError``: ``GameState.undo()`` has no action to take back.
+- ``MissingExtraError``: an optional library (an adapter's, NumPy for
+  observation tensors) is not installed; it names the extra. Also an
+  ``ImportError``.
 """
 
 from __future__ import annotations
@@ -141,6 +144,16 @@ class BackendError(CortesRulesError):
 
 class NothingToUndoError(CortesRulesError):
     """``GameState.undo()`` was called with no action to take back (the state is unchanged)."""
+
+
+class MissingExtraError(CortesRulesError, ImportError):
+    """An optional library is not installed (an adapter's, or NumPy for
+    ``GameState.observation_tensor``); the message names the extra to install."""
+
+    def __init__(self, adapter: str, extras: tuple[str, ...], missing: str) -> None:
+        install = " or ".join(f"pip install 'cortes-rules[{extra}]'" for extra in extras)
+        super().__init__(f"the {adapter} needs {missing!r}, which is not installed: {install}")
+        self.extras = extras
 
 
 class BoardError(CortesRulesError, IndexError):

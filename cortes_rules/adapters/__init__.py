@@ -13,21 +13,12 @@ phases and declared attributes).
 
 This package imports none of the libraries itself: importing it works without
 the extras. Importing an adapter whose library is missing raises
-``MissingExtraError`` (both a ``CortesRulesError`` and an ``ImportError``),
-which names the extra to install.
+``MissingExtraError`` (both a ``CortesRulesError`` and an ``ImportError``,
+defined in ``cortes_rules.errors``), which names the extra to install.
 """
 
 from __future__ import annotations
 
-from ..errors import CortesRulesError
+from ..errors import MissingExtraError
 
 __all__ = ["MissingExtraError"]
-
-
-class MissingExtraError(CortesRulesError, ImportError):
-    """An adapter's library is not installed; the message names the extra to install."""
-
-    def __init__(self, adapter: str, extras: tuple[str, ...], missing: str) -> None:
-        install = " or ".join(f"pip install 'cortes-rules[{extra}]'" for extra in extras)
-        super().__init__(f"the {adapter} needs {missing!r}, which is not installed: {install}")
-        self.extras = extras

@@ -9,14 +9,16 @@ An outcome becomes one utility per player, whatever the game:
   ``w`` winners among ``n`` players: +1 and -1 in a two-player game.
 
 The utilities always sum to zero, so the game is zero-sum for any number of
-players, and lie between ``-(n - 1)`` and +1.
+players, and lie between ``-(n - 1)`` and +1. (``utilities`` itself lives in
+``engine/ai.py``, where ``random_rollouts`` scores its games with it.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
-from ..api import Outcome, Rulebook, load
+from ..api import Rulebook, load
+from ..engine.ai import utilities
 from ..errors import CortesRulesError, UnknownNameError
 
 __all__ = ["load_book", "max_utility", "min_utility", "player_index", "player_name",
@@ -47,17 +49,6 @@ def player_name(book: Rulebook, index: int) -> str:
         raise CortesRulesError(f"a player is a whole number from 0 to {len(book.players) - 1}, "
                                f"not {index!r}")
     return book.players[index]
-
-
-def utilities(players: Sequence[str], outcome: Outcome | None) -> list[float]:
-    """One utility per player, in order, for an outcome (zeros for None: an unfinished game)."""
-    if outcome is None:
-        return [0.0] * len(players)
-    winners = {p for p in players if p in outcome.winners}
-    if not winners or len(winners) == len(players):
-        return [0.0] * len(players)
-    loss = -len(winners) / (len(players) - len(winners))
-    return [1.0 if p in winners else loss for p in players]
 
 
 def min_utility(num_players: int) -> float:

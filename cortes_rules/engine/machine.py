@@ -41,6 +41,7 @@ from ..errors import (
 from ..rule_numbers import rule_key
 from .backend import Backend, select
 from .bound_names import procedure_variables
+from . import ai as _ai
 from . import collector
 from .board import NONE
 from .bytecode import _CLASSES, INEXACT, LIMIT, column_cell
@@ -2133,6 +2134,93 @@ class GameState:
             self._marks = (start, start.undo_depth, self._marks)
             self._since = taken
         return taken
+
+    # ------------------------------------------------------------ for AI programs
+    # Thin fronts of engine/ai.py and engine/tensors.py (docs/api, "For AI programs").
+    def random_rollouts(self, n: int, seed: int, *,
+                        max_actions: int | None = None) -> _ai.Rollouts:
+        """Play ``n`` uniformly random games on from this position; it is left as it is.
+
+        Each game is a clone of this state, its dice reseeded, played by
+        ``random_playout``; the seeds of game ``i`` are the ``i``-th pair
+        drawn from ``seed`` with SplitMix64 (``engine/ai.py``,
+        ``rollout_seeds``). The same position, ``n``, seed and limit give the
+        same games on both backends and every machine.
+
+        Args:
+            n: how many games to play (0 or more).
+            seed: seeds both the players' choices and the games' dice.
+            max_actions: cut each game after this many actions (then it is
+                scored as unfinished: every return 0).
+
+        Returns:
+            A ``Rollouts``: per game, the players' returns (+1 for a winner,
+            the losers share the loss, 0 for a draw), the number of actions,
+            the winners and whether the game finished.
+
+        Raises:
+            ArgumentTypeError: ``n``, ``seed`` or ``max_actions`` is not a whole number.
+            CortesRulesError: ``n`` or ``max_actions`` is below 0.
+            RulesRuntimeError: a game reached a decision with no legal action,
+                or a rule could not be evaluated.
+        """
+        return _ai.random_rollouts(self, n, seed, max_actions=max_actions)
+
+    def legal_action_ids_buffer(self) -> array[int]:
+        """``legal_action_ids()`` as one ``array('i')`` of C ints, ascending.
+
+        It supports the buffer protocol: ``numpy.asarray(ids)`` or
+        ``numpy.frombuffer(ids, dtype=numpy.int32)`` read it without a copy,
+        ``memoryview(ids)`` without NumPy.
+        """
+        return _ai.legal_ids_buffer(self)
+
+    def step(self, action_id: int) -> list[int]:
+        """Apply an action id and every chance event that follows; the next decision's
+        legal ids (empty once the game is over), in one call.
+
+        The same as ``apply(action_id)``, then ``apply_chance()`` while
+        ``is_chance_node()``, then ``legal_action_ids()``: the dice come from
+        this state's generator, and ``undo()`` takes back each action and
+        chance event on its own.
+
+        Raises:
+            ArgumentTypeError: ``action_id`` is not a whole number.
+            NotationError: no action has that id.
+            IllegalActionError: the action is illegal here; the state is left unchanged.
+            RulesRuntimeError: a rule cannot be evaluated; the action or chance
+                event that met it is not applied.
+        """
+        return _ai.step(self, action_id)
+
+    def observation_tensor(self, player: str, out: Any = None) -> Any:
+        """What ``player`` may see here, as a flat float32 NumPy array.
+
+        The tensor the adapters give (``engine/tensors.py``, where the module's
+        docstring gives its layout; ``observation_layout()`` its parts): only
+        what ``observation(player)`` shows, a hidden piece being a count in its
+        place. Written into ``out`` when given (a writeable, C-contiguous
+        float32 array of ``observation_layout().size`` values, of any shape),
+        which is returned; else into a new array. Needs NumPy.
+
+        Raises:
+            UnknownNameError: ``player`` is not a player of the rulebook.
+            ArgumentTypeError: ``out`` is not such an array.
+            MissingExtraError: NumPy is not installed.
+        """
+        return self.observation_layout().encode(self, player, out)
+
+    def observation_layout(self) -> Any:
+        """The layout of ``observation_tensor``: its parts' names, shapes and offsets,
+        its size and bounds (``engine/tensors.py``, ``Layout``). Needs NumPy.
+
+        Raises:
+            MissingExtraError: NumPy is not installed.
+        """
+        # Imported when first asked for: NumPy is an optional dependency.
+        from .tensors import layout_of
+
+        return layout_of(self.machine)
 
     # ------------------------------------------------------------ applying
     def apply(self, action: Action | str | int) -> None:
