@@ -76,12 +76,17 @@ class GameChecker:
         self.steps_within_start(state)
         self.no_hidden_piece_in_new_log(state)
         phase = (state.turn, state.phase)
-        if phase != self.phase or state.is_terminal():
+        changed = phase != self.phase
+        if changed or state.is_terminal():
             # The dearer checks run as each phase begins and at the end: the
             # loss points and the observations are functions of the state,
             # so these states test them as well as every state would.
             self.phase = phase
-            self.stacking_holds(state)
+            # Stacking is settled as moves and phases end (6.6, 6.7): a game
+            # won at once in mid-phase (5.2, Cortés taken under 9.4 while
+            # another move left a hex overstacked) ends before it is.
+            if changed:
+                self.stacking_holds(state)
             self.observations_hide(state)
             self.loss_points_recount(state)
         self.actions += 1
