@@ -1000,6 +1000,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "'all', or rule numbers separated by commas")
     lowered.add_argument("--scenario", default=None,
                          help="the scenario to lower, by name or number (default: the first)")
+    _rulebook_option(lowered, "rulebook")
     lowered.set_defaults(run=_ir)
     why = commands.add_parser("why", help="say whether an action is legal in a position, "
                               "and which rules forbid it")

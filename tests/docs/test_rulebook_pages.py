@@ -249,7 +249,8 @@ def test_the_coverage_page_lists_every_numbered_rule_once_in_order(name: str) ->
         for test in rule.tests:
             file, _, function = test.partition("::")
             assert f"`{file.removeprefix('tests/')}`" in tests
-            assert f"`{function}`" in tests
+            if function:   # a module's pytestmark cites every test of the file: the file alone
+                assert f"`{function}`" in tests
 
 
 @pytest.mark.rule("8.14")

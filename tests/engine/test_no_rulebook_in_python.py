@@ -21,9 +21,10 @@ PACKAGE = Path(cortes_rules.__file__).resolve().parent
 DECLARATIONS = (ir.FunctionDecl, ir.ValueDecl, ir.HookDecl, ir.ActionDecl, ir.AttributeDecl,
                 ir.Procedure, ir.TableDecl, ir.PoolDecl)
 # Words the engine uses for its own ends that a clause also happens to use:
-# the stamp offset of what places hold, Python's sys.exit, and the core's
-# built-in name for a map's zones.
-COINCIDENCES = {"holds", "exit", "zones"}
+# the stamp offset of what places hold, Python's sys.exit, the core's
+# built-in name for a map's zones, and the core IR's numbered registers of a
+# procedure's frame.
+COINCIDENCES = {"holds", "exit", "zones", "slot"}
 
 
 def _declared(program: ir.Program) -> set[str]:
