@@ -50,7 +50,9 @@ def expr_text(e: ir.Expr) -> str:
         return f"ctx.{e.name}" if e.default is None else \
             f"ctx.{e.name}?{expr_text(e.default)}"
     if isinstance(e, ir.Each):
-        text = f"{e.reduce}(%{e.slot} in {expr_text(e.domain)}"
+        # A binder that the consulted clauses read by name shows that name.
+        binder = f"%{e.slot}" + (f" as {e.name}" if e.name else "")
+        text = f"{e.reduce}({binder} in {expr_text(e.domain)}"
         if e.where is not None:
             text += f" where {expr_text(e.where)}"
         if e.element is not None:
@@ -66,6 +68,12 @@ def expr_text(e: ir.Expr) -> str:
         return f"{expr_text(e.args[0])}[{expr_text(e.args[1])}]"
     if e.op in _INFIX and len(e.args) >= 2:
         return "(" + f" {e.op} ".join(expr_text(a) for a in e.args) + ")"
+    if e.op == "function" and e.params:
+        # An expanded function whose body consults a clause: its arguments,
+        # evaluated first, are named for that clause.
+        body, *args = e.args
+        named = ", ".join(f"{n} = {expr_text(a)}" for n, a in zip(e.params, args, strict=True))
+        return f"function[{e.key}]({expr_text(body)} with {named})"
     head = f"{e.op}[{e.key}]" if e.key else e.op
     return f"{head}(" + ", ".join(expr_text(a) for a in e.args) + ")"
 

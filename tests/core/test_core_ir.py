@@ -172,6 +172,15 @@ def test_the_turn_sequence_is_a_procedure() -> None:
     assert game.main.code[-1].target == 0
 
 
+@pytest.mark.rule("6.2", "6.3", "6.4")
+def test_the_print_names_what_a_consulted_clause_reads() -> None:
+    # broken_limits(hex, side, units) asks the stacking_limit hook, whose
+    # contributions read its parameters by name: the print names them.
+    text = game_text(lowered("cortes")[1])
+    assert "function[broken_limits](hook_failing[stacking_limit]() with hex = " in text
+    assert ", side = " in text and ", units = " in text
+
+
 @pytest.mark.rule("4.2")
 def test_printing_is_deterministic() -> None:
     first = game_text(to_core(compile_rulebook("cortes")[0]))
