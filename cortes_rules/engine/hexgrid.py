@@ -82,7 +82,7 @@ def cube(hex_id: str, odd_columns_low: bool = True) -> tuple[int, int, int]:
     return _cube(parse_hex(hex_id), odd_columns_low)
 
 
-def cube_distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> int:
+def cube_distance(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     """The number of hex steps between two hexes given by their cube coordinates."""
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]), abs(a[2] - b[2]))
 
@@ -118,6 +118,23 @@ def _cube_round(x: Fraction, y: Fraction, z: Fraction) -> tuple[int, int, int]:
 _NUDGE = (Fraction(1, 10**6), Fraction(2, 10**6), Fraction(-3, 10**6))
 
 
+def cube_sight_lines(start: tuple[int, ...], end: tuple[int, ...]
+                     ) -> tuple[tuple[tuple[int, int, int], ...], ...]:
+    """The cube coordinates of the hexes strictly between two hexes along the line
+    joining their centres, in order from ``start``: the line pushed a hair to one
+    side, then to the other (see ``sight_lines``). Exact, with fractions."""
+    steps = cube_distance(start, end)
+    lines = []
+    for sign in (1, -1):
+        line = []
+        for i in range(1, steps):
+            t = Fraction(i, steps)
+            point = [s + (e - s) * t + sign * n for s, e, n in zip(start, end, _NUDGE, strict=True)]
+            line.append(_cube_round(*point))
+        lines.append(tuple(line))
+    return tuple(lines)
+
+
 def sight_lines(a: str, b: str, odd_columns_low: bool = True) -> tuple[tuple[str, ...], ...]:
     """The hexes a straight line from the centre of ``a`` to the centre of ``b``
     passes through, strictly between the two, in order from ``a``.
@@ -130,15 +147,9 @@ def sight_lines(a: str, b: str, odd_columns_low: bool = True) -> tuple[tuple[str
     fractions, so it gives the same answer on every machine.
     """
     start, end = _cube(parse_hex(a), odd_columns_low), _cube(parse_hex(b), odd_columns_low)
-    steps = distance(a, b, odd_columns_low)
     lines = []
-    for sign in (1, -1):
-        line = []
-        for i in range(1, steps):
-            t = Fraction(i, steps)
-            point = [s + (e - s) * t + sign * n for s, e, n in zip(start, end, _NUDGE, strict=True)]
-            column, row = _offset(_cube_round(*point), odd_columns_low)
-            if 0 <= column <= 99 and 0 <= row <= 99:
-                line.append(format_hex((column, row)))
-        lines.append(tuple(line))
+    for cubes in cube_sight_lines(start, end):
+        offsets = (_offset(c, odd_columns_low) for c in cubes)
+        lines.append(tuple(format_hex((column, row)) for column, row in offsets
+                           if 0 <= column <= 99 and 0 <= row <= 99))
     return tuple(lines)

@@ -10,14 +10,13 @@ the named faces, sorted) and ``draw`` (every piece).
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from .. import ir
+from ...engine.hexgrid import cube_distance, cube_sight_lines
 from . import values as v
 
 INT_RANGE = 1024
-_NUDGE = (Fraction(1, 10**6), Fraction(2, 10**6), Fraction(-3, 10**6))
 
 
 class Kind:
@@ -138,24 +137,14 @@ class Board:
     def distance(self, a: v.Place, b: v.Place) -> int:
         if a.kind != "hex" or b.kind != "hex":
             raise ValueError(f"distance is measured between hexes, not {a} and {b}")
-        return max(abs(x - y) for x, y in zip(a.coords, b.coords, strict=True))
+        return cube_distance(a.coords, b.coords)
 
     def sight_lines(self, a: v.Place, b: v.Place) -> tuple[tuple[v.Place, ...], ...]:
         """The hexes strictly between two hexes along the line joining their centres,
         pushed a hair either way (``engine/hexgrid.sight_lines``, in cube coordinates)."""
-        steps = self.distance(a, b)
-        lines = []
-        for sign in (1, -1):
-            line = []
-            for i in range(1, steps):
-                t = Fraction(i, steps)
-                point = [s + (e - s) * t + sign * n
-                         for s, e, n in zip(a.coords, b.coords, _NUDGE, strict=True)]
-                found = self.at_coords.get(_cube_round(*point))
-                if found is not None:
-                    line.append(found)
-            lines.append(tuple(line))
-        return tuple(lines)
+        return tuple(tuple(found for found in map(self.at_coords.get, cubes)
+                           if found is not None)
+                     for cubes in cube_sight_lines(a.coords, b.coords))
 
     def zone(self, number: Any) -> v.Place:
         found = self.place.get(f"zone.{number}") if isinstance(number, int) else None
@@ -204,18 +193,6 @@ def _reads(node: Any, attribute: str) -> bool:
     if isinstance(node, ir.Ctx):
         return False
     return False
-
-
-def _cube_round(x: Fraction, y: Fraction, z: Fraction) -> tuple[int, int, int]:
-    rx, ry, rz = round(x), round(y), round(z)
-    dx, dy, dz = abs(rx - x), abs(ry - y), abs(rz - z)
-    if dx > dy and dx > dz:
-        rx = -ry - rz
-    elif dy > dz:
-        ry = -rx - rz
-    else:
-        rz = -rx - ry
-    return rx, ry, rz
 
 
 def _value(cell: Any) -> Any:
