@@ -49,6 +49,8 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from ..core.run.values import add as add_values
+from ..core.run.values import divide as divide_values
 from ..core.world import Dice, Piece, Place, Player, Row, Table, World
 from ..dsl import ir
 from ..rule_numbers import rule_key
@@ -62,8 +64,6 @@ from .compile import (
     _order_key,
     _rank,
     _truth,
-    add_values,
-    divide_values,
     format_value,
     in_order,
     index_value,

@@ -23,6 +23,9 @@ from fractions import Fraction
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
+# ``+`` and ``/`` as the core IR's reference interpreter states them.
+from ..core.run.values import add as add_values
+from ..core.run.values import divide as divide_values
 from ..core.world import Dice, Piece, Place, Player, Row, Table, World
 from ..dsl import ir
 from ..errors import CortesRulesError
@@ -258,17 +261,6 @@ def join_values(c: Any, sep: str) -> str:
     pieces = tuple(x for x in items if isinstance(x, Piece))
     pieces += tuple(p for x in items for p in _pieces_in(x))
     return NamedText(text, pieces) if pieces else text
-
-
-def add_values(a: Any, b: Any) -> Any:
-    if isinstance(a, frozenset):
-        return a | (b if isinstance(b, frozenset) else frozenset(b))
-    return a + b
-
-
-def divide_values(a: Any, b: Any) -> Any:
-    result = Fraction(a, b)
-    return result.numerator if result.denominator == 1 else result
 
 
 def _truth(value: Any) -> bool:
