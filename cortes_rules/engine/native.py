@@ -205,7 +205,9 @@ class NativeOption:
                 indices.append(unit.index)
         native = s.native
         values = bc.value_cells(self.values, s) if self.values else ()
-        ask = _asker(self.tests, self.spec, self.support.machine.world, s, env) \
+        world = self.support.machine.world
+        names = tuple(p.name for p in self.spec.decl.params)
+        ask = _asker(self.tests, names, self.spec.bindings, (world.pieces, world.places), s, env) \
             if self.tests is not None else None
         return _into(out, lambda: self.support.clauses.enumerate_edges(
             indices, native.board, native.pieces, native.places, values,
@@ -219,19 +221,19 @@ def _codes(where: bc.Code | None, clauses: list[tuple[bc.Code, list[bc.Code]]]
         [c for clause, permits in clauses for c in (clause, *permits)]
 
 
-def _asker(tests: tuple[Any, Any], spec: Any, world: Any, s: Any, env: dict[str, Any]
-           ) -> Any:
-    """The generated code's test of one (piece, place) candidate by their indices, as
-    ``_reference_candidates`` runs it: for the candidates the bytecode leaves to it."""
+def _asker(tests: tuple[Any, Any], names: tuple[str, str], bindings: Any,
+           objects: tuple[Any, Any], s: Any, env: dict[str, Any]) -> Any:
+    """The generated code's test of one candidate pair by the indices of its two
+    parameters' values (``objects``), as ``_reference_candidates`` runs it: for the
+    candidates the bytecode leaves to it."""
     where, forbids = tests
-    first_name, second_name = (p.name for p in spec.decl.params)
-    pieces, places = world.pieces, world.places
-    bindings = spec.bindings
+    first_name, second_name = names
+    first_objects, second_objects = objects
 
     def ask(a: int, b: int) -> bool:
         pair = dict(env)
-        pair[first_name] = pieces[a]
-        pair[second_name] = places[b]
+        pair[first_name] = first_objects[a]
+        pair[second_name] = second_objects[b]
         for name, fn in bindings:
             pair[name] = fn(s, pair)
         if where is not None and not where(s, pair):
@@ -364,22 +366,7 @@ class NativePairs:
             seconds = [_sequence(self.domains[1](s, env))] * len(firsts)
         native = s.native
         values = bc.value_cells(self.values, s) if self.values else ()
-        bindings = self.spec.bindings
-        where, forbids = self.tests
-        first_objects, second_objects = self.objects
-
-        def ask(a: int, b: int) -> bool:
-            # The generated code's test of one pair, as ``_reference_candidates`` runs it.
-            pair = dict(env)
-            pair[first_name] = first_objects[a]
-            pair[second_name] = second_objects[b]
-            for name, fn in bindings:
-                pair[name] = fn(s, pair)
-            if where is not None and not where(s, pair):
-                return False
-            return not any(cond(s, pair) and not any(p(s, pair) for p in permits)
-                           for cond, permits in forbids)
-
+        ask = _asker(self.tests, self.names, self.spec.bindings, self.objects, s, env)
         return _into(out, lambda: self.support.clauses.enumerate_pairs(
             firsts, seconds, self.types[0], self.types[1], native.board, native.pieces,
             native.places, values, self.program, self.layout, self.first_pos,
