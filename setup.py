@@ -111,6 +111,8 @@ def extensions() -> list[Extension]:
             link_args.append("-Wl,--strip-all")
     core = Extension("cortes_rules._core", ["src_ext/_core.pyx"],
                      extra_compile_args=compile_args, extra_link_args=link_args)
+    vm = Extension("cortes_rules._vm", ["src_ext/_vm.pyx"],
+                   extra_compile_args=compile_args, extra_link_args=link_args)
     try:
         from Cython.Build import cythonize
     except ImportError as error:
@@ -118,7 +120,7 @@ def extensions() -> list[Extension]:
             raise
         print(f"cortes_rules: Cython is missing ({error}); no compiled core", file=sys.stderr)
         return []
-    return list(cythonize([core], language_level=3, quiet=True))
+    return list(cythonize([core, vm], language_level=3, quiet=True))
 
 
 PACKAGES, PACKAGE_DIR = packages()

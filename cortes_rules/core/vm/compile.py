@@ -1,0 +1,468 @@
+"""The core IR compiled for the native VM: integer tables and a static heap.
+
+``compile_game(game)`` turns a ``core.ir.Game`` into a ``Compiled``: flat lists
+of integers that ``src_ext/_vm.pyx`` copies into C arrays once, plus the cold
+facts (texts, names, endings' reports) that only Python-facing paths read.
+
+- Expressions are nodes of one array ``expr``: ``[opcode, key, key2, n,
+  child...]`` (``layout.EXPRESSION_OPS``); a child is the offset of another
+  node, -1 when absent. Constants are value words (``layout``); collections
+  among them live in the static heap ``heap``.
+- Instructions of every procedure are records of ``layout.INSTRUCTION_WIDTH``
+  integers in one array, jump targets made absolute; options (a decision's
+  kinds of action) are records of ``layout.OPTION_WIDTH``.
+- A ``Ctx`` read is resolved at run time by a name number through the
+  consulting frame's name table (``scopes``: one row of slots per frame kind,
+  -1 where the frame has no such variable) and the names bound by functions
+  and comprehensions; lowering has already made the rest static.
+- Hooks, forbid and permit clauses, derived attributes, attribute columns and
+  how each attribute name is read from a piece, place or player are tables.
+
+Nothing here runs a rule: a construct the VM cannot run yet is refused here,
+at load, naming it (``VMUnsupported``), never met half-way during a game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import Any
+
+from ...errors import CortesRulesError
+from .. import ir
+from ..run.board import Board
+from ..run.values import in_order as _canonical
+from . import layout as L
+
+_ZERO = {"int": 0, "bool": False, "list": (), "set": frozenset()}
+
+
+class VMUnsupported(CortesRulesError):
+    """The rulebook uses a construct the native VM does not run yet (named)."""
+
+
+class Compiled:
+    """What the VM loads: integer tables (lists of int) and cold facts."""
+
+    def __init__(self) -> None:
+        self.expr: list[int] = []
+        self.heap: list[int] = []
+        self.strings: list[str] = []
+        self.code: list[int] = []
+        self.args: list[int] = []       # expression offsets read by instructions
+        self.options: list[int] = []
+        self.pairs: list[int] = []      # (slot, expression) pairs of options
+        self.keys: list[tuple[str, ...]] = []   # per instruction: its args' keys
+        self.proc_start: list[int] = []
+        self.proc_end: list[int] = []
+        self.proc_frame: list[int] = []
+        self.proc_scope: list[int] = []
+        self.proc_names: list[str] = []
+        self.proc_rules: list[str] = []
+        self.scopes: list[list[int]] = []
+        self.names: dict[str, int] = {}
+        self.tables: dict[str, list[int]] = {}
+        self.endings: list[tuple[int, list[int], list[tuple[str, int]], str]] = []
+        self.phase_labels: list[str] = []
+        self.setups: dict[str, list[tuple[int, int]]] = {}
+        self.sequence_rule = ""
+
+
+class Compiler:
+    """Builds one ``Compiled`` from a ``Game`` (and the reference's static ``Board``,
+    whose action space and neighbour order the VM shares)."""
+
+    def __init__(self, game: ir.Game) -> None:
+        self.game = game
+        self.board = Board(game)
+        self.out = Compiled()
+        self._strings: dict[str, int] = {}
+        self._memo: dict[int, int] = {}
+        self._keep: list[Any] = []     # nodes whose id() is a memo key stay alive
+        self.places = {p.id: i for i, p in enumerate(game.places)}
+
+    # ------------------------------------------------------------ words
+    def string(self, text: str) -> int:
+        found = self._strings.get(text)
+        if found is None:
+            found = self._strings[text] = len(self.out.strings)
+            self.out.strings.append(text)
+        return found
+
+    def name(self, text: str) -> int:
+        names = self.out.names
+        if text not in names:
+            names[text] = len(names)
+        return names[text]
+
+    @staticmethod
+    def tagged(tag: str, payload: int) -> int:
+        return (payload << 4) | L.TAG[tag]
+
+    def static(self, tag: str, items: list[int]) -> int:
+        heap = self.out.heap
+        at = len(heap)
+        heap.append(len(items) // 2 if tag == "map" else len(items))
+        heap.extend(items)
+        return self.tagged(tag, (at << 1) | 1)
+
+    def word(self, value: Any) -> int:
+        """The word of a static value (a constant, a table cell, a printed value)."""
+        b = self.board
+        if value is None:
+            return self.tagged("none", 0)
+        if isinstance(value, bool):
+            return self.tagged("bool", int(value))
+        if isinstance(value, int):
+            return self.tagged("int", value)
+        if isinstance(value, Fraction):
+            if value.denominator == 1:
+                return self.tagged("int", value.numerator)
+            return self.tagged("fraction", (value.numerator << 24) | value.denominator)
+        if isinstance(value, str):
+            return self.tagged("text", self.string(value))
+        if isinstance(value, ir.Keyed):
+            return self.static("map", [w for k, x in value.entries
+                                       for w in (self.word(k), self.word(x))])
+        if isinstance(value, dict):
+            return self.static("map", [w for k, x in value.items()
+                                       for w in (self.word(k), self.word(x))])
+        if isinstance(value, (tuple, list)):
+            return self.static("list", [self.word(x) for x in value])
+        if isinstance(value, frozenset):
+            return self.static("set", [self.word(x) for x in _canonical(value)])
+        kind = type(value).__name__
+        index: int = getattr(value, "index", -1)
+        if kind == "Piece":
+            return self.tagged("piece", index)
+        if kind == "Place":
+            return self.tagged("place", index)
+        if kind == "Player":
+            return self.tagged("player", index)
+        if kind == "Table":
+            return self.tagged("table", b.tables.index(value))
+        if kind == "Dice":
+            return self.tagged("dice", b.dice.index(value))
+        raise VMUnsupported(f"the VM holds no value {value!r} yet")
+
+    # ------------------------------------------------------------ expressions
+    def node(self, op: str, key: int = 0, key2: int = 0, children: Iterable[int] = ()) -> int:
+        expr = self.out.expr
+        at = len(expr)
+        kids = list(children)
+        expr.extend((L.EXPRESSION_OP[op], key, key2, len(kids), *kids))
+        return at
+
+    def expr(self, e: ir.Expr | None) -> int:
+        if e is None:
+            return -1
+        found = self._memo.get(id(e))
+        if found is None:
+            found = self._memo[id(e)] = self._expr(e)
+            self._keep.append(e)
+        return found
+
+    def _expr(self, e: ir.Expr) -> int:
+        b = self.board
+        if isinstance(e, ir.Const):
+            return self.node("const", self.word(e.value))
+        if isinstance(e, ir.Slot):
+            return self.node("slot", e.index)
+        if isinstance(e, ir.Global):
+            return self.node("global", e.index)
+        if isinstance(e, ir.Ref):
+            return self.node("const", self.word(_ref_value(b, e)))
+        if isinstance(e, ir.Ctx):
+            return self.node("ctx", self.name(e.name), 0,
+                             [self.expr(e.default)] if e.default is not None else [])
+        if isinstance(e, ir.Each):
+            return self.node("each", L.REDUCTION[e.reduce] | (e.slot << 8),
+                             self.name(e.name) if e.name else -1,
+                             [self.expr(x) for x in (e.domain, e.where, e.element, e.default)])
+        op = e.op
+        if op not in L.EXPRESSION_OP:
+            raise VMUnsupported(f"the VM does not run {op!r} yet [rule {e.rule}]")
+        key = 0
+        key2 = 0
+        if op in ("attr", "is"):
+            key = self.name(e.key)
+            key2 = self.string(e.key)
+        elif op.startswith("hook"):
+            key = next((i for i, h in enumerate(self.game.hooks) if h.name == e.key), -1)
+        elif op == "function":
+            key = self.string(e.rule) if not e.rule.startswith("lib:") else -1
+            key2 = len(e.params)
+            kids = [self.expr(e.args[0]), *(self.expr(a) for a in e.args[1:]),
+                    *(self.name(p) for p in e.params)]
+            return self.node(op, key, key2, kids)
+        elif op in ("forbid_rules", "permit_rules", "forbids_reading"):
+            (arg,) = e.args
+            if not isinstance(arg, ir.Const):
+                raise VMUnsupported(f"{op} of a computed name [rule {e.rule}]")
+            value = {"forbid_rules": lambda k: b.clause_rules("forbid", k),
+                     "permit_rules": lambda k: b.clause_rules("permit", k),
+                     "forbids_reading": b.forbids_reading}[op](arg.value)
+            return self.node("const", self.word(tuple(value)))
+        return self.node(op, key, key2, [self.expr(a) for a in e.args])
+
+    # ------------------------------------------------------------ scopes
+    def scope(self, names: dict[str, int]) -> int:
+        """A frame's name table (filled out to every name number by ``finish``)."""
+        for n in names:
+            self.name(n)
+        self._scopes.append(dict(names))
+        return len(self._scopes) - 1
+
+    # ------------------------------------------------------------ the whole game
+    def compile(self) -> Compiled:
+        game, b, out, t = self.game, self.board, self.out, self.out.tables
+        self._scopes: list[dict[str, int]] = []
+        empty = self.scope({})
+        owner_scope = {k: self.scope({k: 0}) for k in L.OWNERS}
+        # entities
+        t["player_name"] = [self.string(p.name) for p in game.players]
+        seats = [p.index for p in b.seats]
+        t["seats"] = seats
+        t["next_seat"] = [seats[(seats.index(i) + 1) % len(seats)] if i in seats else -1
+                          for i in range(len(game.players))]
+        t["piece_side"] = [p.side for p in game.pieces]
+        t["piece_id"] = [self.string(p.id) for p in game.pieces]
+        t["piece_class"] = [self.string(p.cls) for p in game.pieces]
+        t["piece_tags"] = [self.word(p.tags) for p in b.pieces]
+        t["place_id"] = [self.string(p.id) for p in game.places]
+        t["place_kind"] = [self.string(p.kind) for p in game.places]
+        t["place_features"] = [self.word(p.features) for p in game.places]
+        t["place_owner"] = [self.word(p.owner) for p in b.places]
+        t["place_shore"] = [self.word(p.shore) for p in b.places]
+        t["place_neighbours"] = [self.word(p.neighbours) for p in b.places]
+        t["place_coords"] = [c for p in game.places
+                             for c in (tuple(p.coords) + (0, 0, 0))[:3]]
+        t["place_is_hex"] = [int(p.kind == "hex") for p in game.places]
+        hexes = {p.index: i for i, p in enumerate(b.hexes)}
+        t["hex_position"] = [hexes.get(i, -1) for i in range(len(game.places))]
+        self._edges(game)
+        # printed values of pieces: one column per name
+        props = sorted({k for p in game.pieces for k, _ in p.props})
+        error = self.tagged("error", 0)
+        t["props"] = [self.word(dict(p.props)[k]) if k in dict(p.props) else error
+                      for p in game.pieces for k in props]
+        t["prop_count"] = [len(props)]
+        # state columns
+        column_of: dict[tuple[str, str], int] = {}
+        sizes = {"piece": len(game.pieces), "place": len(game.places),
+                 "player": len(game.players)}
+        base = 0
+        for c, a in enumerate(game.attributes):
+            column_of[(a.owner, a.name)] = c
+            t.setdefault("column_base", []).append(base)
+            t.setdefault("column_owner", []).append(L.OWNERS.index(a.owner))
+            zero = self.word(_ZERO.get(a.type.split()[0]))
+            t.setdefault("column_zero", []).append(zero)
+            t.setdefault("column_initial", []).append(self.expr(a.initial))
+            t.setdefault("column_frame", []).append(max(a.frame, 1))
+            t.setdefault("column_scope", []).append(owner_scope[a.owner])
+            base += sizes[a.owner]
+        t["column_words"] = [base]
+        derived = {(d.owner, d.name): i for i, d in enumerate(game.derived)}
+        t["derived"] = [x for d in game.derived
+                        for x in (self.expr(d.expr), max(d.frame, 1), owner_scope[d.owner])]
+        self._reads = (column_of, derived, props)
+        # globals
+        t["global_initial"] = [self.expr(g.initial) for g in game.values]
+        t["global_frame"] = [g.frame for g in game.values]
+        # tables and dice
+        for tb in b.tables:
+            t.setdefault("table_columns", []).append(self.word(tb.columns))
+            t.setdefault("table_rule", []).append(self.string(tb.rule))
+            t.setdefault("table_rows", []).append(self.static(
+                "map", [w for k, cells in tb.rows.items()
+                        for w in (self.word(k), self.word(cells))]))
+        for d in game.dice:
+            t.setdefault("dice", []).extend(
+                (d.count, d.sides, self.word(tuple(d.faces)) if d.faces else -1))
+        # the action space (core.run.board.Board numbers it)
+        t["action_domains"] = []
+        for kind, action in zip(b.kinds, game.actions, strict=True):
+            t.setdefault("action_base", []).append(kind.base)
+            t.setdefault("action_params", []).append(len(action.params))
+            for param, domain in zip(action.params, kind.domains, strict=True):
+                t["action_domains"].extend(
+                    (L.DOMAINS.index(param.type) if param.type in L.DOMAINS else -1,
+                     len(domain)))
+        t["roll"] = [b.roll.base, len(b.roll.domains[0]),
+                     max((x for x in b.roll.domains[0] if isinstance(x, int)), default=-1)]
+        t["roll_faces"] = [self.string(x) for x in b.roll.domains[0] if isinstance(x, str)]
+        t["draw_base"] = [b.draw.base]
+        # hooks and clauses
+        for h in game.hooks:
+            t.setdefault("hook_start", []).append(len(t.get("contributions", [])) // 4)
+            t.setdefault("hook_count", []).append(len(h.entries))
+            for entry in h.entries:
+                t.setdefault("contributions", []).extend(
+                    (self.expr(entry.value), self.expr(entry.when), max(entry.frame, 1),
+                     self.string(entry.rule)))
+        t.setdefault("contributions", [])
+        for on_action in b.forbids:
+            t.setdefault("forbid_start", []).append(len(t.get("forbids", [])) // 4)
+            t.setdefault("forbid_count", []).append(len(on_action))
+            for clause, permits in on_action:
+                t.setdefault("forbids", []).extend(
+                    (self.expr(clause.when), max(clause.frame, 1),
+                     len(t.get("permits", [])) // 2, len(permits)))
+                for p in permits:
+                    t.setdefault("permits", []).extend((self.expr(p.when), max(p.frame, 1)))
+        t.setdefault("forbids", [])
+        t.setdefault("permits", [])
+        t["action_names"] = [self.string(a.name) for a in game.actions]
+        # procedures
+        procedures = (*game.procedures, game.main)
+        for proc in procedures:
+            self._procedure(proc)
+        t["main"] = [len(procedures) - 1]
+        for proc_index, proc in enumerate(procedures):
+            self._patch(proc_index, proc)
+        # endings
+        for end in game.endings:
+            t.setdefault("endings", []).extend((self.expr(end.when), max(end.frame, 1)))
+            out.endings.append((self.expr(end.winner), [self.expr(p) for p in end.reason],
+                                [(k, self.expr(x)) for k, x in end.report], end.rule))
+        t.setdefault("endings", [])
+        t["phase_name"] = [self.string(p.name) for p in game.phases]
+        t["empty_scope"] = [empty]
+        t["attr_read"] = self._attr_reads()
+        out.phase_labels = [p.label for p in game.phases]
+        out.setups = {s.name: list(s.placements) for s in game.setups}
+        out.sequence_rule = game.main.rule
+        self._finish_scopes()
+        return out
+
+    def _edges(self, game: ir.Game) -> None:
+        """Per place, its edges sorted by the other end: (other, direction from here,
+        features); ``hexside`` and ``direction`` search them."""
+        near: dict[int, list[tuple[int, int, int]]] = {i: [] for i in range(len(game.places))}
+        for e in game.edges:
+            back = (e.direction + 3) % 6 if e.direction >= 0 else -1
+            hexes = game.places[e.a].kind == "hex" and game.places[e.b].kind == "hex"
+            words = self.word(e.features)
+            near[e.a].append((e.b, e.direction if hexes else -1, words))
+            near[e.b].append((e.a, back if hexes else -1, words))
+        t = self.out.tables
+        t["edge_start"], t["edge_count"], t["edges"] = [], [], []
+        for i in range(len(game.places)):
+            found = sorted(near[i])
+            t["edge_start"].append(len(t["edges"]) // 3)
+            t["edge_count"].append(len(found))
+            t["edges"].extend(x for edge in found for x in edge)
+        t["empty_set"] = [self.word(frozenset())]
+
+    def _attr_reads(self) -> list[int]:
+        """For each owner kind and name number: how ``x.name`` is read, as
+        ``mode << 32 | index`` (``layout.READ_*``)."""
+        column_of, derived, props = self._reads
+        names = list(self.out.names)
+        found = []
+        for owner in L.OWNERS:
+            for n in names:
+                if (owner, n) in column_of:
+                    found.append((L.READ_COLUMN << 32) | column_of[(owner, n)])
+                elif (owner, n) in derived:
+                    found.append((L.READ_DERIVED << 32) | derived[(owner, n)])
+                elif n in L.FIXED[owner]:
+                    found.append((L.READ_FIXED << 32) | L.FIXED[owner].index(n))
+                elif owner == "piece" and n in props:
+                    found.append((L.READ_PROP << 32) | props.index(n))
+                else:
+                    found.append(L.READ_NONE << 32)
+        return found
+
+    def _procedure(self, proc: ir.Procedure) -> None:
+        out = self.out
+        loops = sum(1 for ins in proc.code if ins.op == "forinit")
+        out.proc_start.append(len(out.code) // L.INSTRUCTION_WIDTH)
+        out.proc_end.append(out.proc_start[-1] + len(proc.code))
+        out.proc_frame.append(len(proc.slot_names) + loops)
+        names: dict[str, int] = {}
+        for i, n in enumerate(proc.slot_names):
+            names.setdefault(n, i)
+        out.proc_scope.append(self.scope(names))
+        out.proc_names.append(proc.name)
+        out.proc_rules.append(proc.rule)
+        out.code.extend([0] * (L.INSTRUCTION_WIDTH * len(proc.code)))
+
+    def _patch(self, index: int, proc: ir.Procedure) -> None:
+        """Fill in a procedure's instruction records (targets made absolute)."""
+        out = self.out
+        start = out.proc_start[index]
+        position = {}
+        spare = len(proc.slot_names)
+        for ins in proc.code:
+            if ins.op == "forinit":
+                position[ins.a] = spare
+                spare += 1
+        for pc, ins in enumerate(proc.code):
+            if ins.op not in L.INSTRUCTION:
+                raise VMUnsupported(f"the VM has no instruction {ins.op!r} [rule {ins.rule}]")
+            a, b, target, extra, text = ins.a, ins.b, ins.target, -1, self.string(ins.rule)
+            if target >= 0:
+                target += start
+            if ins.op in ("forinit", "fornext"):
+                extra = position[ins.a]
+            if ins.op == "setattr":
+                column_of = self._reads[0]
+                a, b, extra = (column_of.get((o, ins.text), -1) for o in L.OWNERS)
+                text = self.string(ins.text)
+            if ins.op == "fail":
+                text = self.string(f"{ins.text} [rule {ins.rule}]")
+            args_at = len(out.args)
+            out.args.extend(self.expr(x) for x in ins.args)
+            opts_at = len(out.options) // L.OPTION_WIDTH
+            for option in ins.options:
+                self._option(option, start)
+            at = (start + pc) * L.INSTRUCTION_WIDTH
+            out.code[at:at + L.INSTRUCTION_WIDTH] = [
+                L.INSTRUCTION[ins.op], a, b, target, args_at, len(ins.args), opts_at,
+                len(ins.options), text, extra]
+            while len(out.keys) <= start + pc:
+                out.keys.append(())
+            out.keys[start + pc] = ins.keys
+
+    def _option(self, option: ir.Option, start: int) -> None:
+        out = self.out
+        params_at = len(out.pairs) // 2
+        for slot, domain in option.params:
+            out.pairs.extend((slot, self.expr(domain)))
+        bindings_at = len(out.pairs) // 2
+        for slot, e in option.bindings:
+            out.pairs.extend((slot, self.expr(e)))
+        out.options.extend((option.action, params_at, len(option.params), bindings_at,
+                            len(option.bindings), self.expr(option.where),
+                            self.expr(option.cite), start + option.body,
+                            self.string(option.rule)))
+
+    def _finish_scopes(self) -> None:
+        names = self.out.names
+        rows = []
+        for scope in self._scopes:
+            row = [-1] * len(names)
+            for n, slot in scope.items():
+                row[names[n]] = slot
+            rows.append(row)
+        self.out.scopes = rows
+
+
+def compile_game(game: ir.Game) -> Compiled:
+    """The VM's tables for one lowered rulebook; ``VMUnsupported`` names what it
+    cannot run yet."""
+    return Compiler(game).compile()
+
+
+def _ref_value(b: Board, e: ir.Ref) -> Any:
+    kind = e.kind
+    if kind == "all":
+        return b.all[e.index]
+    if kind == "procedure":
+        return e.name
+    if kind == "pool":
+        return b.pools[e.index]
+    return {"player": b.players, "place": b.places, "piece": b.pieces, "table": b.tables,
+            "dice": b.dice, "region": b.regions}[kind][e.index]

@@ -1,0 +1,156 @@
+"""The native VM of the core IR against the reference interpreter (issue 48, item 3).
+
+Seeded random games are played on both executors of one lowered rulebook
+(``cortes_rules.core.run`` is the specification, ``cortes_rules.core.vm`` the
+native VM): at each step a uniformly random legal action drawn by
+``random.Random(seed)``, or at a chance node the outcome each samples with its
+own generator (they must draw the same). At every step the legal actions,
+the chance flag, the player to act and the log lines (turn, phase, text,
+rules) must be the same, and at the end the outcome.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import cortes_rules
+from cortes_rules.core.run import Interpreter
+from cortes_rules.core.vm import layout
+from cortes_rules.dsl.to_core import to_core
+
+_vm = pytest.importorskip("cortes_rules._vm", reason="the native VM was not built")
+from cortes_rules.core.vm import VM  # noqa: E402  (needs the extension)
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE = ROOT / "tests/fixtures/core"
+# Whole games: the sequence of play (4.2) and every rule it reaches.
+pytestmark = pytest.mark.rule("4.2")
+
+
+@functools.cache
+def executors(name: str, options: str | None, scenario: str | None) -> tuple[Any, Any]:
+    kw: dict[str, Any] = {}
+    if options:
+        kw["options"] = options
+    if scenario:
+        kw["scenario"] = scenario
+    game = to_core(cortes_rules.load(name, **kw)._machine.program)
+    return Interpreter(game), VM(game)
+
+
+def lines(log: Any) -> list[tuple[int, str, str, tuple[str, ...]]]:
+    return [(e.turn, e.phase, e.text, tuple(e.rules)) for e in log]
+
+
+def play(name: str, setup: str | None, seed: int, steps: int, options: str | None = None,
+         scenario: str | None = None) -> int:
+    """One game on both executors, asserting at every step; the steps played."""
+    reference, vm = executors(name, options, scenario)
+    ref = reference.new_game(seed=seed, setup=setup)
+    ours = vm.new_game(seed=seed, setup=setup)
+    pick = random.Random(seed)
+    for step in range(steps):
+        where = f"seed {seed}, step {step}"
+        legal = ref.legal_actions()
+        assert ours.legal_actions() == legal, where
+        assert ours.legal_action_ids() == ref.legal_action_ids(), where
+        assert ours.is_chance_node() == ref.is_chance_node(), where
+        assert ours.current_player() == ref.current_player(), where
+        assert lines(ours.log) == lines(ref.log), where
+        assert ours.is_terminal() == ref.is_terminal(), where
+        if ref.is_terminal():
+            want, got = ref.outcome, ours.outcome
+            assert (got.winners, got.reason, got.scores, got.details, got.rule) == (
+                want.winners, want.reason, want.scores, want.details, want.rule), where
+            return step
+        if ref.is_chance_node():
+            assert ours.chance_outcomes() == ref.chance_outcomes(), where
+            assert ours.apply_chance() == ref.apply_chance(), where
+        else:
+            action = pick.choice(legal)
+            ref.apply(action)
+            ours.apply(action)
+    return steps
+
+
+def test_layout_matches_the_extension() -> None:
+    """The compiler's opcode and tag tables are the extension's (src_ext/vm_layout.pxd)."""
+    abi, expressions, instructions, tags = _vm.version()
+    assert abi >= 1
+    assert expressions == len(layout.EXPRESSION_OPS)
+    assert instructions == len(layout.INSTRUCTIONS)
+    assert tags == len(layout.TAGS) == 16
+
+
+FIXTURES = [("minimal", str(ROOT / "tests/fixtures/good/minimal.rules"))] + [
+    (p.stem, str(p)) for p in sorted(CORE.glob("*.rules"))]
+
+
+@pytest.mark.parametrize(("stem", "path"), FIXTURES, ids=[f[0] for f in FIXTURES])
+def test_fixture_games_match(stem: str, path: str) -> None:
+    """Every fixture under tests/fixtures/core and minimal.rules, ten whole games each."""
+    for seed in range(10):
+        assert play(path, "standard", seed, 2000) < 2000, f"{stem} seed {seed} did not end"
+
+
+@pytest.mark.parametrize("preset", [None, "beginner", "veteran"])
+def test_cortes_opening_matches(preset: str | None) -> None:
+    """Cortés, historical set-up: the first 300 steps of one game per preset."""
+    assert play("cortes", "historical", 1, 300, options=preset) > 0
+
+
+def test_grands_strateges_scenario_i_matches() -> None:
+    """Grands Stratèges scenario I (every option): two whole games."""
+    for seed in range(2):
+        assert play("grands_strateges", None, seed, 1000, options="all", scenario="I") < 1000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", [None, "beginner", "veteran"])
+def test_cortes_games_match(preset: str | None) -> None:
+    """Cortés, historical set-up: three games of up to 1,500 steps per preset."""
+    for seed in range(3):
+        play("cortes", "historical", seed, 1500, options=preset)
+
+
+@pytest.mark.slow
+def test_grands_strateges_scenario_i_games_match() -> None:
+    """Grands Stratèges scenario I: five whole games."""
+    for seed in range(5):
+        play("grands_strateges", None, seed, 3000, options="all", scenario="I")
+
+
+def test_no_log_is_kept_when_none_is_wanted() -> None:
+    """``log=False`` (rollouts) plays the same game and keeps no line."""
+    _, vm = executors(str(CORE / "cards.rules"), None, None)
+    a = vm.new_game(seed=3, setup="standard")
+    b = vm.new_game(seed=3, setup="standard", log=False)
+    pick = random.Random(3)
+    while not a.is_terminal():
+        assert a.legal_action_ids() == b.legal_action_ids()
+        if a.is_chance_node():
+            assert a.apply_chance() == b.apply_chance()
+        else:
+            choice = pick.choice(a.legal_action_ids())
+            a.apply(choice)
+            b.apply(choice)
+    assert b.is_terminal() and b.log == [] and a.log
+    assert b.outcome.winners == a.outcome.winners
+
+
+def test_an_illegal_action_is_refused() -> None:
+    """An id the decision does not offer is refused with the reference's error."""
+    _, vm = executors(str(CORE / "cards.rules"), None, None)
+    state = vm.new_game(seed=1, setup="standard")
+    while state.is_chance_node():
+        state.apply_chance()
+    legal = set(state.legal_action_ids())
+    wrong = next(n for n in range(10_000) if n not in legal)
+    with pytest.raises(Exception, match="not legal here"):
+        state.apply(wrong)
+    assert set(state.legal_action_ids()) == legal
