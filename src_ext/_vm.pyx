@@ -43,6 +43,8 @@ cdef int64_t TRUE = (1 << 4) | T_BOOL
 cdef int64_t FALSE = T_BOOL
 cdef int64_t ERRW = T_ERROR
 cdef int64_t FRAC_DEN = 1 << 24
+cdef int64_t FRAC_LIMIT = (<int64_t>1) << 31
+cdef int64_t LOW32 = 0xFFFF_FFFF
 
 
 cdef inline int tag(int64_t w) noexcept nogil:
@@ -59,6 +61,10 @@ cdef inline int64_t mk(int t, int64_t p) noexcept nogil:
 
 cdef inline int64_t boolw(bint b) noexcept nogil:
     return TRUE if b else FALSE
+
+
+cdef inline void mark(uint64_t *trail, int64_t rule) noexcept nogil:
+    trail[rule >> 6] |= (<uint64_t>1) << (rule & 63)
 
 
 cdef inline bint is_entity(int t) noexcept nogil:
@@ -148,6 +154,9 @@ cdef class Program:
     cdef int64_t *t_table_columns
     cdef int64_t *t_table_rule
     cdef int64_t *t_table_rows
+    cdef int64_t *t_table_trail
+    cdef int64_t *t_contribution_trail
+    cdef int64_t *t_trail_text
     cdef int64_t *t_dice
     cdef int64_t *t_action_base
     cdef int64_t *t_action_params
@@ -222,6 +231,9 @@ cdef class Program:
         self.t_table_columns = self._array(t.get("table_columns", []))
         self.t_table_rule = self._array(t.get("table_rule", []))
         self.t_table_rows = self._array(t.get("table_rows", []))
+        self.t_table_trail = self._array(t.get("table_trail", []))
+        self.t_contribution_trail = self._array(t.get("contribution_trail", []))
+        self.t_trail_text = self._array(t["trail_text"])
         self.t_dice = self._array(t.get("dice", []))
         self.t_action_base = self._array(t.get("action_base", []))
         self.t_action_params = self._array(t.get("action_params", []))
@@ -284,6 +296,7 @@ cdef class State:
 
     # a game in progress: the state of truth is the arrays below
     cdef readonly Program program
+    cdef int64_t *E            # the program's expression nodes
     cdef int64_t *where        # piece -> place index, or -1
     cdef uint64_t *occupied    # place -> bitset of its pieces (piece_words words)
     cdef int64_t *columns      # attribute columns, by Program.t_column_base
@@ -302,7 +315,7 @@ cdef class State:
     cdef int64_t turn, phase, last_roll, turn_limit
     cdef list log_lines
     cdef object outcome_found
-    cdef object drawn
+    cdef uint64_t *trail       # the rule trail being kept (with_rules), or NULL
     cdef set revealed
     # the pending decision's listing
     cdef bint listed
@@ -325,6 +338,7 @@ cdef class State:
         cdef int64_t *s
         cdef Ctx cx
         self.program = program
+        self.E = program.E
         self._allocate()
         self.rng = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
         self.turn, self.phase = 1, 0
@@ -332,7 +346,7 @@ cdef class State:
         self.last_roll = NONE
         self.log_lines = [] if log else None
         self.outcome_found = None
-        self.drawn = None
+        self.trail = NULL
         self.revealed = set()
         for i in range(program.n_pieces):
             self.where[i] = -1
@@ -348,7 +362,7 @@ cdef class State:
         for i in range(program.n_values):
             s = self.push(program.t_global_frame[i] or 1)
             cx.slots, cx.names, cx.bound = s, self.scope(program.empty_scope), NULL
-            self.values[i] = self.ev(program.t_global_initial[i], s, &cx)
+            self.values[i] = self.kid(program.t_global_initial[i], s, &cx)
             self.pop(s)
         for c in range(program.n_columns):
             base = program.t_column_base[c]
@@ -361,7 +375,7 @@ cdef class State:
                 s = self.push(program.t_column_frame[c])
                 s[0] = self._owner_word(c, i)
                 cx.slots, cx.names, cx.bound = s, self.scope(program.t_column_scope[c]), NULL
-                self.columns[base + i] = self.ev(program.t_column_initial[c], s, &cx)
+                self.columns[base + i] = self.kid(program.t_column_initial[c], s, &cx)
                 self.pop(s)
         self.enter(program.main, NULL, 0)
         self.run()
@@ -723,7 +737,7 @@ cdef class State:
         if t == T_LIST or t == T_SET:
             n = self.obj(c)[0]
             for i in range(n):
-                if self.eq(self.obj(c)[1 + i], x):
+                if self.same(self.obj(c)[1 + i], x):
                     return True
             return False
         if t == T_MAP:
@@ -735,7 +749,7 @@ cdef class State:
     cdef int64_t map_find(self, int64_t m, int64_t key) except -2:
         cdef int64_t i, n = self.obj(m)[0]
         for i in range(n):
-            if self.eq(self.obj(m)[1 + 2 * i], key):
+            if self.same(self.obj(m)[1 + 2 * i], key):
                 return i
         return -1
 
@@ -761,7 +775,7 @@ cdef class State:
             n, d = n // g, d // g
         if d == 1:
             return mk(T_INT, n)
-        if d >= FRAC_DEN or n >= (1 << 31) or n < -(1 << 31):
+        if d >= FRAC_DEN or n >= FRAC_LIMIT or n < -FRAC_LIMIT:
             raise OverflowError("a fraction too fine for the VM")
         return mk(T_FRAC, (n << 24) | d)
 
@@ -1034,7 +1048,7 @@ cdef class State:
         else:
             raise TypeError(f"{self.text_of(w)} has no attribute {p.strings[text]!r}")
         read = p.t_attr_read[owner * p.n_names + name]
-        mode, index = read >> 32, read & 0xFFFFFFFF
+        mode, index = read >> 32, read & LOW32
         i = pay(w)
         if mode == 1:
             return self.columns[p.t_column_base[index] + i]
@@ -1044,7 +1058,7 @@ cdef class State:
             s[0] = w
             cx.slots, cx.names, cx.bound = s, self.scope(d[2]), NULL
             try:
-                return self.ev(d[0], s, &cx)
+                return self.kid(d[0], s, &cx)
             finally:
                 self.pop(s)
         if mode == 3:
@@ -1079,8 +1093,8 @@ cdef class State:
         cdef int64_t table = pay(row) >> 24, at = pay(row) & 0xFFFFFF
         cdef int64_t columns = p.t_table_columns[table]
         cdef int64_t cells, i
-        if self.drawn is not None:
-            self.drawn.add(p.strings[p.t_table_rule[table]])
+        if self.trail != NULL:
+            mark(self.trail, p.t_table_trail[table])
         cells = self.obj(p.t_table_rows[table])[2 + 2 * at]
         for i in range(self.obj(columns)[0]):
             if self.eq(self.obj(columns)[1 + i], column):
@@ -1150,14 +1164,14 @@ cdef class State:
             if value == UNB:
                 continue
             rule = mk(T_TEXT, c[3])
-            if self.drawn is not None:
-                self.drawn.add(p.strings[c[3]])
+            if self.trail != NULL:
+                mark(self.trail, p.t_contribution_trail[p.t_hook_start[hook] + i])
             if which == 0:
                 self.gather(value)
             elif which == 1:
                 self.gather(rule)
             elif which == 2:
-                if not self.truth(value):
+                if not self.holds(value):
                     self.gather(rule)
             else:
                 pair = self.new(T_LIST, 2)
@@ -1169,13 +1183,15 @@ cdef class State:
     cdef int64_t contribution(self, int64_t *c, int64_t *s, Ctx *cx) except? 15:
         """One contribution's value, or UNB when its condition fails (whose reads then
         leave the rule trail as it was)."""
+        cdef uint64_t before[TRAIL_WORDS]
         if c[1] >= 0:
-            before = set(self.drawn) if self.drawn is not None else None
-            if not self.truth(self.ev(c[1], s, cx)):
-                if before is not None:
-                    self.drawn.intersection_update(before)
+            if self.trail != NULL:
+                memcpy(before, self.trail, sizeof(uint64_t) * TRAIL_WORDS)
+            if not self.holds(self.kid(c[1], s, cx)):
+                if self.trail != NULL:
+                    memcpy(self.trail, before, sizeof(uint64_t) * TRAIL_WORDS)
                 return UNB
-        return self.ev(c[0], s, cx)
+        return self.kid(c[0], s, cx)
 
     cdef bint forbidden(self, int64_t action, Ctx *cx) except -1:
         """Whether a forbid clause on ``action`` holds and no permit lifts it."""
@@ -1189,7 +1205,7 @@ cdef class State:
             f = p.t_forbids + 4 * (p.t_forbid_start[action] + i)
             s = self.push(f[1])
             try:
-                holds = self.truth(self.ev(f[0], s, cx))
+                holds = self.holds(self.kid(f[0], s, cx))
             finally:
                 self.pop(s)
             if not holds:
@@ -1199,7 +1215,7 @@ cdef class State:
                 q = p.t_permits + 2 * (f[2] + j)
                 s = self.push(q[1])
                 try:
-                    lifted = self.truth(self.ev(q[0], s, cx))
+                    lifted = self.holds(self.kid(q[0], s, cx))
                 finally:
                     self.pop(s)
                 if lifted:
@@ -1209,29 +1225,58 @@ cdef class State:
         return False
 
     # ------------------------------------------------------------ expressions
+    cdef inline int64_t kid(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
+        """Node ``o``'s value: a slot or a constant read here, anything else by ``ev``."""
+        cdef int64_t op = self.E[o], w
+        if op == X_SLOT:
+            w = s[self.E[o + 1]]
+            if w != UNB:
+                return w
+        elif op == X_CONST:
+            return self.E[o + 1]
+        return self.ev(o, s, cx)
+
+    cdef inline bint holds(self, int64_t w) except -1:
+        if w == TRUE:
+            return True
+        if w == FALSE:
+            return False
+        return self.truth(w)
+
+    cdef inline bint same(self, int64_t a, int64_t b) except -1:
+        """``a == b``: one compare, unless collections or a number and a truth value."""
+        cdef int ta, tb
+        if a == b:
+            return True
+        ta, tb = tag(a), tag(b)
+        if ta != tb and not (ta <= T_BOOL and tb <= T_BOOL):
+            return False
+        if ta == tb and not is_collection(ta) and ta != T_BOOL:
+            return False
+        return self.eq(a, b)
+
     cdef int64_t ev(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
-        cdef Program p = self.program
-        cdef int64_t *E = p.E
+        cdef int64_t *E = self.E
         cdef int64_t op = E[o]
         cdef int64_t a, b, w, i, at
         cdef Bind *bound
         if op == X_SLOT:
             w = s[E[o + 1]]
             if w == UNB:
-                raise p.rules_error("a variable is read before it is set")
+                raise self.program.rules_error("a variable is read before it is set")
             return w
         if op == X_CONST:
             return E[o + 1]
         if op == X_ATTR:
-            return self.attr(self.ev(E[o + 4], s, cx), E[o + 1], E[o + 2])
+            return self.attr(self.kid(E[o + 4], s, cx), E[o + 1], E[o + 2])
         if op == X_AND:
             for i in range(E[o + 3]):
-                if not self.truth(self.ev(E[o + 4 + i], s, cx)):
+                if not self.holds(self.kid(E[o + 4 + i], s, cx)):
                     return FALSE
             return TRUE
         if op == X_OR:
             for i in range(E[o + 3]):
-                if self.truth(self.ev(E[o + 4 + i], s, cx)):
+                if self.holds(self.kid(E[o + 4 + i], s, cx)):
                     return TRUE
             return FALSE
         if op == X_CTX:
@@ -1244,18 +1289,19 @@ cdef class State:
             if at >= 0 and cx.slots[at] != UNB:
                 return cx.slots[at]
             if E[o + 3] == 0:
-                raise p.rules_error(f"unknown name {list(p.compiled.names)[E[o + 1]]!r}")
-            return self.ev(E[o + 4], s, cx)
+                name = list(self.program.compiled.names)[E[o + 1]]
+                raise self.program.rules_error(f"unknown name {name!r}")
+            return self.kid(E[o + 4], s, cx)
         if op == X_EQ or op == X_NE:
-            a = self.ev(E[o + 4], s, cx)
-            b = self.ev(E[o + 5], s, cx)
-            return boolw(self.eq(a, b) == (op == X_EQ))
+            a = self.kid(E[o + 4], s, cx)
+            b = self.kid(E[o + 5], s, cx)
+            return boolw(self.same(a, b) == (op == X_EQ))
         if op == X_IF:
-            if self.truth(self.ev(E[o + 4], s, cx)):
-                return self.ev(E[o + 5], s, cx)
-            return self.ev(E[o + 6], s, cx)
+            if self.holds(self.kid(E[o + 4], s, cx)):
+                return self.kid(E[o + 5], s, cx)
+            return self.kid(E[o + 6], s, cx)
         if op == X_NOT:
-            return boolw(not self.truth(self.ev(E[o + 4], s, cx)))
+            return boolw(not self.holds(self.kid(E[o + 4], s, cx)))
         if op == X_GLOBAL:
             return self.values[E[o + 1]]
         if op == X_EACH:
@@ -1263,15 +1309,15 @@ cdef class State:
         if op == X_FUNCTION:
             return self.function(o, s, cx)
         if op == X_IS:
-            return boolw(self.is_test(self.ev(E[o + 4], s, cx), E[o + 2]))
+            return boolw(self.is_test(self.kid(E[o + 4], s, cx), E[o + 2]))
         if op == X_INDEX:
-            a = self.ev(E[o + 4], s, cx)
-            return self.index(a, self.ev(E[o + 5], s, cx))
+            a = self.kid(E[o + 4], s, cx)
+            return self.index(a, self.kid(E[o + 5], s, cx))
         if op >= X_HOOK and op <= X_HOOK_APPLIED:
             return self.applying(E[o + 1], cx, op - X_HOOK)
         if op >= X_ADD and op <= X_MOD:
-            a = self.ev(E[o + 4], s, cx)
-            b = self.ev(E[o + 5], s, cx)
+            a = self.kid(E[o + 4], s, cx)
+            b = self.kid(E[o + 5], s, cx)
             if tag(a) == T_INT and tag(b) == T_INT:
                 if op == X_ADD:
                     return mk(T_INT, pay(a) + pay(b))
@@ -1279,12 +1325,12 @@ cdef class State:
                     return mk(T_INT, pay(a) - pay(b))
             return self.arith(op, a, b)
         if op >= X_LT and op <= X_GE:
-            a = self.ev(E[o + 4], s, cx)
-            b = self.ev(E[o + 5], s, cx)
+            a = self.kid(E[o + 4], s, cx)
+            b = self.kid(E[o + 5], s, cx)
             return boolw(self.compare(op, a, b))
         if op == X_IN or op == X_NOTIN:
-            a = self.ev(E[o + 4], s, cx)
-            b = self.ev(E[o + 5], s, cx)
+            a = self.kid(E[o + 4], s, cx)
+            b = self.kid(E[o + 5], s, cx)
             return boolw(self.contains(b, a) == (op == X_IN))
         return self.ev_rare(o, s, cx)
 
@@ -1298,7 +1344,7 @@ cdef class State:
             return self.with_rules(o, s, cx)
         if op == X_DEFINED:
             try:
-                self.ev(E[o + 4], s, cx)
+                self.kid(E[o + 4], s, cx)
             except (p.rules_error, ArithmeticError, TypeError, KeyError, ValueError,
                     IndexError, AttributeError):
                 return FALSE
@@ -1312,11 +1358,11 @@ cdef class State:
         if op == X_LIST or op == X_SET:
             start = self.temp_top
             for i in range(n):
-                self.gather(self.ev(E[o + 4 + i], s, cx))
+                self.gather(self.kid(E[o + 4 + i], s, cx))
             return self.collected(T_LIST if op == X_LIST else T_SET, start)
-        a = self.ev(E[o + 4], s, cx) if n > 0 else NONE
-        b = self.ev(E[o + 5], s, cx) if n > 1 else NONE
-        c = self.ev(E[o + 6], s, cx) if n > 2 else NONE
+        a = self.kid(E[o + 4], s, cx) if n > 0 else NONE
+        b = self.kid(E[o + 5], s, cx) if n > 1 else NONE
+        c = self.kid(E[o + 6], s, cx) if n > 2 else NONE
         if op == X_NEG:
             if tag(a) == T_INT or tag(a) == T_BOOL:
                 return mk(T_INT, -pay(a))
@@ -1331,7 +1377,7 @@ cdef class State:
         if op == X_ANY or op == X_ALL:
             a = self.seq(a)
             for i in range(self.obj(a)[0]):
-                if self.truth(self.obj(a)[1 + i]) == (op == X_ANY):
+                if self.holds(self.obj(a)[1 + i]) == (op == X_ANY):
                     return boolw(op == X_ANY)
             return boolw(op == X_ALL)
         if op == X_SUM or op == X_MAX or op == X_MIN:
@@ -1343,7 +1389,7 @@ cdef class State:
             else:
                 for i in range(n):
                     self.gather(a if i == 0 else b if i == 1 else c if i == 2
-                                else self.ev(E[o + 4 + i], s, cx))
+                                else self.kid(E[o + 4 + i], s, cx))
             return self.absorb(op, start)
         if op == X_DISTINCT or op == X_SET_OF:
             return self.make_set(self.seq_or_keys(a))
@@ -1443,10 +1489,10 @@ cdef class State:
         if not p.t_place_is_hex[i] or not p.t_place_is_hex[j]:
             raise ValueError(f"distance is measured between hexes, not {self.text_of(a)} "
                              f"and {self.text_of(b)}")
-        d0 = abs(p.t_place_coords[3 * i] - p.t_place_coords[3 * j])
-        d1 = abs(p.t_place_coords[3 * i + 1] - p.t_place_coords[3 * j + 1])
-        d2 = abs(p.t_place_coords[3 * i + 2] - p.t_place_coords[3 * j + 2])
-        return mk(T_INT, max(d0, d1, d2))
+        d0 = p.t_place_coords[3 * i] - p.t_place_coords[3 * j]
+        d1 = p.t_place_coords[3 * i + 1] - p.t_place_coords[3 * j + 1]
+        d2 = p.t_place_coords[3 * i + 2] - p.t_place_coords[3 * j + 2]
+        return mk(T_INT, max(d0, -d0, d1, -d1, d2, -d2))
 
     cdef int64_t function(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
         """An expanded function: its parameters bound by name when the clauses it
@@ -1461,27 +1507,36 @@ cdef class State:
         inner = cx[0]
         for i in range(k):
             binds[i].name = E[o + 5 + k + i]
-            binds[i].value = self.ev(E[o + 5 + i], s, cx)
+            binds[i].value = self.kid(E[o + 5 + i], s, cx)
             binds[i].next = inner.bound
             inner.bound = &binds[i]
-        if self.drawn is not None and E[o + 1] >= 0:
-            self.drawn.add(p.strings[E[o + 1]])
-        return self.ev(E[o + 4], s, &inner)
+        if self.trail != NULL and E[o + 1] >= 0:
+            mark(self.trail, E[o + 1])
+        return self.kid(E[o + 4], s, &inner)
 
     cdef int64_t with_rules(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
         cdef Program p = self.program
-        cdef int64_t found, rules, pair, start
-        outer, self.drawn = self.drawn, set()
+        cdef int64_t found, rules, pair, start, k, b
+        cdef uint64_t words[TRAIL_WORDS]
+        cdef uint64_t *outer = self.trail
+        cdef uint64_t bits
+        memset(words, 0, sizeof(uint64_t) * TRAIL_WORDS)
+        self.trail = words
         try:
-            found = self.ev(p.E[o + 4], s, cx)
-            drawn = self.drawn
+            found = self.kid(p.E[o + 4], s, cx)
         finally:
-            self.drawn = outer
-        if outer is not None:
-            outer |= drawn
+            self.trail = outer
         start = self.temp_top
-        for rule in p.cited_rules(tuple(drawn)):
-            self.gather(mk(T_TEXT, p.text(rule)))
+        for k in range(TRAIL_WORDS):
+            if outer != NULL:
+                outer[k] |= words[k]
+            bits = words[k]
+            b = 0
+            while bits:
+                if bits & 1:
+                    self.gather(mk(T_TEXT, p.t_trail_text[64 * k + b]))
+                bits >>= 1
+                b += 1
         rules = self.collected(T_LIST, start)
         pair = self.new(T_LIST, 2)
         self.obj(pair)[1] = found
@@ -1500,7 +1555,7 @@ cdef class State:
         if E[o + 2] >= 0:
             bind.name, bind.value, bind.next = E[o + 2], UNB, cx.bound
             inner.bound = &bind
-        domain = self.ev(E[o + 4], s, cx)
+        domain = self.kid(E[o + 4], s, cx)
         if reduce == R_DISTRIBUTION:
             return self.distribution(o, domain, s, &inner, &bind)
         domain = self.seq(domain)
@@ -1510,19 +1565,19 @@ cdef class State:
             x = self.obj(domain)[1 + i]
             s[slot] = x
             bind.value = x
-            if where >= 0 and not self.truth(self.ev(where, s, &inner)):
+            if where >= 0 and not self.holds(self.kid(where, s, &inner)):
                 if reduce == R_ALL:
                     self.temp_top = start
                     return FALSE
                 continue
             if reduce == R_ALL:
-                if element >= 0 and not self.truth(self.ev(element, s, &inner)):
+                if element >= 0 and not self.holds(self.kid(element, s, &inner)):
                     self.temp_top = start
                     return FALSE
                 continue
             if reduce == R_ANY and element < 0:
                 return TRUE
-            got = self.ev(element, s, &inner) if element >= 0 else x
+            got = self.kid(element, s, &inner) if element >= 0 else x
             if reduce == R_COUNT:
                 hits += 1
             elif reduce == R_FIRST and default < 0:
@@ -1538,7 +1593,7 @@ cdef class State:
         if default >= 0 and (reduce == R_MAX or reduce == R_MIN or reduce == R_FIRST):
             if n == 0:
                 self.temp_top = start
-                return self.ev(default, s, &inner)
+                return self.kid(default, s, &inner)
             if reduce == R_FIRST:
                 got = self.temp[start]
                 self.temp_top = start
@@ -1550,7 +1605,7 @@ cdef class State:
             return self.absorb(X_MAX if reduce == R_MAX else X_MIN, start)
         if reduce == R_ANY:
             for i in range(n):
-                if self.truth(self.temp[start + i]):
+                if self.holds(self.temp[start + i]):
                     self.temp_top = start
                     return TRUE
             self.temp_top = start
@@ -1603,9 +1658,9 @@ cdef class State:
             x = value
             s[slot] = x
             bind.value = x
-            if where >= 0 and not self.truth(self.ev(where, s, inner)):
+            if where >= 0 and not self.holds(self.kid(where, s, inner)):
                 continue
-            got = self.ev(element, s, inner) if element >= 0 else x
+            got = self.kid(element, s, inner) if element >= 0 else x
             for j in range(len(keys)):
                 if self.eq(keys[j], got):
                     weights[j] += weight
@@ -1659,7 +1714,7 @@ cdef class State:
                 s = self.push(p.t_endings[2 * i + 1])
                 cx.slots, cx.names, cx.bound = s, self.scope(p.empty_scope), NULL
                 try:
-                    if self.truth(self.ev(p.t_endings[2 * i], s, &cx)):
+                    if self.holds(self.kid(p.t_endings[2 * i], s, &cx)):
                         self.end_by(i, s, &cx)
                         break
                 finally:
@@ -1670,9 +1725,9 @@ cdef class State:
 
     cdef int end_by(self, int64_t i, int64_t *s, Ctx *cx) except -1:
         winner_at, reason, report, rule = self.program.compiled.endings[i]
-        winner = self.ev(winner_at, s, cx) if winner_at >= 0 else None
-        text = "".join([self.text_of(self.ev(x, s, cx)) for x in reason])
-        details = {k: self.ev(x, s, cx) for k, x in report}
+        winner = self.kid(winner_at, s, cx) if winner_at >= 0 else None
+        text = "".join([self.text_of(self.kid(x, s, cx)) for x in reason])
+        details = {k: self.kid(x, s, cx) for k, x in report}
         self.finish(winner, text, details, rule)
         return 0
 
@@ -1695,7 +1750,7 @@ cdef class State:
         if "score" in names:
             read = p.t_attr_read[2 * p.n_names + names["score"]]
             if read >> 32 == 1:
-                column = read & 0xFFFFFFFF
+                column = read & LOW32
         if column >= 0:
             for i in range(p.n_seats):
                 scores[p.strings[p.t_player_name[p.t_seats[i]]]] = self.py(
@@ -1739,9 +1794,9 @@ cdef class State:
             return True
         self.frame_pc[d] = pc + 1
         if op == I_LET:
-            s[ins[1]] = self.ev(p.args[ins[4]], s, &cx)
+            s[ins[1]] = self.kid(p.args[ins[4]], s, &cx)
         elif op == I_JUMPIFNOT:
-            if not self.truth(self.ev(p.args[ins[4]], s, &cx)):
+            if not self.holds(self.kid(p.args[ins[4]], s, &cx)):
                 self.frame_pc[d] = ins[3]
         elif op == I_JUMP:
             self.frame_pc[d] = ins[3]
@@ -1753,12 +1808,12 @@ cdef class State:
             while pos < n:
                 s[ins[2]] = self.obj(w)[1 + pos]
                 pos += 1
-                if ins[5] == 0 or self.truth(self.ev(p.args[ins[4]], s, &cx)):
+                if ins[5] == 0 or self.holds(self.kid(p.args[ins[4]], s, &cx)):
                     self.frame_pc[d] = pc + 1
                     break
             s[ins[9]] = mk(T_INT, pos)
         elif op == I_FORINIT:
-            w = self.seq(self.ev(p.args[ins[4]], s, &cx))
+            w = self.seq(self.kid(p.args[ins[4]], s, &cx))
             if tag(w) == T_SET:
                 w = mk(T_LIST, pay(w))
             s[ins[1]] = w
@@ -1768,7 +1823,7 @@ cdef class State:
             if n > 64:
                 raise p.rules_error("a procedure of more than 64 parameters")
             for i in range(n):
-                given[i] = self.ev(p.args[ins[4] + i], s, &cx)
+                given[i] = self.kid(p.args[ins[4] + i], s, &cx)
             self.enter(ins[1], given, n)
         elif op == I_RETURN:
             self.leave()
@@ -1783,10 +1838,10 @@ cdef class State:
         cdef int64_t a, b, column, i, n, entry, q
         cdef int t
         if op == I_SETGLOBAL:
-            self.values[ins[1]] = self.ev(p.args[ins[4]], s, cx)
+            self.values[ins[1]] = self.kid(p.args[ins[4]], s, cx)
         elif op == I_SETATTR:
-            a = self.ev(p.args[ins[4]], s, cx)
-            b = self.ev(p.args[ins[4] + 1], s, cx)
+            a = self.kid(p.args[ins[4]], s, cx)
+            b = self.kid(p.args[ins[4] + 1], s, cx)
             t = tag(a)
             column = (ins[1] if t == T_PIECE else ins[2] if t == T_PLACE else ins[9]
                       if t == T_PLAYER else -1)
@@ -1795,8 +1850,8 @@ cdef class State:
                           f"attribute", -1)
             self.columns[p.t_column_base[column] + pay(a)] = b
         elif op == I_PUT:
-            a = self.ev(p.args[ins[4]], s, cx)
-            b = self.ev(p.args[ins[4] + 1], s, cx)
+            a = self.kid(p.args[ins[4]], s, cx)
+            b = self.kid(p.args[ins[4] + 1], s, cx)
             q = -1 if b == NONE else self.place_of(b)
             if tag(a) == T_LIST or tag(a) == T_SET:
                 for i in range(self.obj(a)[0]):
@@ -1825,7 +1880,7 @@ cdef class State:
                 self.log_line(ins, s, cx)
         elif op == I_FINISH:
             keys = p.compiled.keys[self.frame_pc[d] - 1]
-            got = [(k, self.ev(p.args[ins[4] + i], s, cx)) for i, k in enumerate(keys)]
+            got = [(k, self.kid(p.args[ins[4] + i], s, cx)) for i, k in enumerate(keys)]
             winner = next((x for k, x in got if k == "winner"), None)
             reason = "".join([self.text_of(x) for k, x in got if k == "reason"])
             self.finish(winner, reason, {k[7:]: x for k, x in got if k.startswith("report:")},
@@ -1833,8 +1888,8 @@ cdef class State:
         elif op == I_FAIL:
             raise p.rules_error(p.strings[ins[8]])
         elif op == I_REVEAL:
-            a = self.ev(p.args[ins[4]], s, cx)
-            b = self.ev(p.args[ins[4] + 1], s, cx)
+            a = self.kid(p.args[ins[4]], s, cx)
+            b = self.kid(p.args[ins[4] + 1], s, cx)
             for x in self.py_items(a):
                 for y in self.py_items(b):
                     self.revealed.add((pay(x), pay(y)))
@@ -1862,7 +1917,7 @@ cdef class State:
         keys = p.compiled.keys[self.frame_pc[self.depth - 1] - 1]
         parts, cited, to = [], None, None
         for i, key in enumerate(keys):
-            w = self.ev(p.args[ins[4] + i], s, cx)
+            w = self.kid(p.args[ins[4] + i], s, cx)
             if key == "text":
                 parts.append(self.text_of(w))
             elif key == "cite":
@@ -1885,7 +1940,7 @@ cdef class State:
         """Who decides next in a sealed choice: the first of args[0] not yet in slot b."""
         cdef int64_t q = s[ins[2]], players, i, j, w
         cdef bint done
-        players = self.seq(self.ev(self.program.args[ins[4]], s, cx))
+        players = self.seq(self.kid(self.program.args[ins[4]], s, cx))
         for i in range(self.obj(players)[0]):
             w = self.obj(players)[1 + i]
             done = False
@@ -1934,7 +1989,7 @@ cdef class State:
         cdef int64_t slot, domain, j, n, k
         if i < opt[2]:
             slot = p.pairs[2 * (opt[1] + i)]
-            domain = self.seq(self.ev(p.pairs[2 * (opt[1] + i) + 1], scratch, cx))
+            domain = self.seq(self.kid(p.pairs[2 * (opt[1] + i) + 1], scratch, cx))
             n = self.obj(domain)[0]
             for j in range(n):
                 scratch[slot] = self.obj(domain)[1 + j]
@@ -1942,8 +1997,8 @@ cdef class State:
             return 0
         for j in range(opt[4]):
             k = 2 * (opt[3] + j)
-            scratch[p.pairs[k]] = self.ev(p.pairs[k + 1], scratch, cx)
-        if opt[5] >= 0 and not self.truth(self.ev(opt[5], scratch, cx)):
+            scratch[p.pairs[k]] = self.kid(p.pairs[k + 1], scratch, cx)
+        if opt[5] >= 0 and not self.holds(self.kid(opt[5], scratch, cx)):
             return 0
         if self.forbidden(opt[0], cx):
             return 0
@@ -2000,7 +2055,7 @@ cdef class State:
         return 0
 
     cdef int64_t pool(self, int64_t *ins, int64_t *s, Ctx *cx) except? 15:
-        cdef int64_t source = self.ev(self.program.args[ins[4]], s, cx)
+        cdef int64_t source = self.kid(self.program.args[ins[4]], s, cx)
         if tag(source) == T_PLACE:
             return self.pieces_in(pay(source))
         return self.seq(source)
@@ -2056,7 +2111,7 @@ cdef class State:
         cx.slots, cx.names, cx.bound = self.frame_slots(), self.scope(p.proc_scope[proc]), NULL
         if ins[0] == I_SEALED:
             return self.text_of(self.chooser(ins, self.frame_slots(), &cx))
-        return self.text_of(self.ev(p.args[ins[4]], self.frame_slots(), &cx))
+        return self.text_of(self.kid(p.args[ins[4]], self.frame_slots(), &cx))
 
     def chance_outcomes(self):
         """At a chance node, every outcome's id with its exact probability, by id."""
@@ -2069,7 +2124,7 @@ cdef class State:
         proc = self.frame_proc[self.depth - 1]
         cx.slots, cx.names, cx.bound = self.frame_slots(), self.scope(p.proc_scope[proc]), NULL
         if ins[0] == I_ROLL:
-            w = self.ev(p.args[ins[4]], self.frame_slots(), &cx)
+            w = self.kid(p.args[ins[4]], self.frame_slots(), &cx)
             return sorted((self.chance_number(ins, x), f) for x, f in self.dice_outcomes(pay(w)))
         w = self.pool(ins, self.frame_slots(), &cx)
         n = self.obj(w)[0]
@@ -2099,7 +2154,7 @@ cdef class State:
         proc = self.frame_proc[self.depth - 1]
         cx.slots, cx.names, cx.bound = self.frame_slots(), self.scope(p.proc_scope[proc]), NULL
         if ins[0] == I_ROLL:
-            w = self.ev(p.args[ins[4]], self.frame_slots(), &cx)
+            w = self.kid(p.args[ins[4]], self.frame_slots(), &cx)
             dice = p.t_dice + 3 * pay(w)
             if dice[2] < 0:
                 total = 0

@@ -40,6 +40,7 @@ cdef enum:
     MAX_FRAMES = 256
     SLOT_CAPACITY = 8192
     TEMP_CAPACITY = 65536
+    TRAIL_WORDS = 16
 
 
 cdef struct Bind:

@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from ...errors import CortesRulesError
+from ...rule_numbers import rule_key
 from .. import ir
 from ..run.board import Board
 from ..run.values import in_order as _canonical
@@ -80,6 +81,8 @@ class Compiler:
         self._memo: dict[int, int] = {}
         self._keep: list[Any] = []     # nodes whose id() is a memo key stay alive
         self.places = {p.id: i for i, p in enumerate(game.places)}
+        self._trail: dict[str, int] = {}
+        self._trail_at: list[int] = []    # offsets in ``expr`` holding a trail number
 
     # ------------------------------------------------------------ words
     def string(self, text: str) -> int:
@@ -145,6 +148,13 @@ class Compiler:
             return self.tagged("dice", b.dice.index(value))
         raise VMUnsupported(f"the VM holds no value {value!r} yet")
 
+    def trail(self, rule: str) -> int:
+        """The provisional number of a rule a trail (``with_rules``) may gather;
+        ``_number_trail`` renumbers them in rule order."""
+        if rule not in self._trail:
+            self._trail[rule] = len(self._trail)
+        return self._trail[rule]
+
     # ------------------------------------------------------------ expressions
     def node(self, op: str, key: int = 0, key2: int = 0, children: Iterable[int] = ()) -> int:
         expr = self.out.expr
@@ -190,11 +200,13 @@ class Compiler:
         elif op.startswith("hook"):
             key = next((i for i, h in enumerate(self.game.hooks) if h.name == e.key), -1)
         elif op == "function":
-            key = self.string(e.rule) if not e.rule.startswith("lib:") else -1
-            key2 = len(e.params)
             kids = [self.expr(e.args[0]), *(self.expr(a) for a in e.args[1:]),
                     *(self.name(p) for p in e.params)]
-            return self.node(op, key, key2, kids)
+            at = self.node(op, self.trail(e.rule) if e.rule and not e.rule.startswith("lib:")
+                           else -1, len(e.params), kids)
+            if self.out.expr[at + 1] >= 0:
+                self._trail_at.append(at + 1)
+            return at
         elif op in ("forbid_rules", "permit_rules", "forbids_reading"):
             (arg,) = e.args
             if not isinstance(arg, ir.Const):
@@ -274,6 +286,7 @@ class Compiler:
         for tb in b.tables:
             t.setdefault("table_columns", []).append(self.word(tb.columns))
             t.setdefault("table_rule", []).append(self.string(tb.rule))
+            t.setdefault("table_trail", []).append(self.trail(tb.rule))
             t.setdefault("table_rows", []).append(self.static(
                 "map", [w for k, cells in tb.rows.items()
                         for w in (self.word(k), self.word(cells))]))
@@ -301,6 +314,7 @@ class Compiler:
                 t.setdefault("contributions", []).extend(
                     (self.expr(entry.value), self.expr(entry.when), max(entry.frame, 1),
                      self.string(entry.rule)))
+                t.setdefault("contribution_trail", []).append(self.trail(entry.rule))
         t.setdefault("contributions", [])
         for on_action in b.forbids:
             t.setdefault("forbid_start", []).append(len(t.get("forbids", [])) // 4)
@@ -334,7 +348,22 @@ class Compiler:
         out.setups = {s.name: list(s.placements) for s in game.setups}
         out.sequence_rule = game.main.rule
         self._finish_scopes()
+        self._number_trail()
         return out
+
+    def _number_trail(self) -> None:
+        """Number the rules a trail gathers in rule order (``values.cited_rules``), so
+        that a trail's bits read in order are its rules in order."""
+        t = self.out.tables
+        ranked = sorted(self._trail, key=rule_key)
+        if len(ranked) > L.TRAIL_WORDS * 64:
+            raise VMUnsupported(f"more than {L.TRAIL_WORDS * 64} rules in rule trails")
+        new = {self._trail[r]: i for i, r in enumerate(ranked)}
+        for at in self._trail_at:
+            self.out.expr[at] = new[self.out.expr[at]]
+        for name in ("table_trail", "contribution_trail"):
+            t[name] = [new[x] for x in t.get(name, [])]
+        t["trail_text"] = [self.string(r) for r in ranked]
 
     def _edges(self, game: ir.Game) -> None:
         """Per place, its edges sorted by the other end: (other, direction from here,

@@ -54,6 +54,9 @@ OPTION_WIDTH = 9
 """An option record: action, params start, params count, bindings start, bindings
 count, where, cite, body, rule."""
 
+TRAIL_WORDS = 16
+"""The words of a rule trail (a bitset of rules in rule order): at most 1,024 rules."""
+
 # How an attribute name is read from a piece, place or player (``attr`` nodes).
 READ_NONE, READ_COLUMN, READ_DERIVED, READ_FIXED, READ_PROP = range(5)
 FIXED = {"piece": ("place", "side", "class", "id"),
