@@ -1,5 +1,10 @@
 """The public API: load a rulebook, start games, ask about rules.
 
+The layers: the engine's state (``engine/machine.py``) runs the rules and
+knows no tool; explanations, notation and pictures are built on it; the
+``GameState`` here is that state with those tools added, and records,
+adapters, the server and the command line are built on this module.
+
     >>> import cortes_rules
     >>> book = cortes_rules.load("cortes")
     >>> state = book.new_game(seed=1, setup="demo")
