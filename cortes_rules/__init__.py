@@ -47,12 +47,12 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .api import Outcome, Rulebook, backend, load
+    from .api import GameState, Outcome, Rulebook, backend, load
     from .engine.ai import Rollouts
     from .engine.actions import Action
     from .engine.compile import RulesRuntimeError
     from .engine.log import LogEntry
-    from .engine.machine import CHANCE, GameState
+    from .engine.machine import CHANCE
     from .engine.observation import Observation, PieceView
     from .explain import Explanation
 
@@ -62,7 +62,7 @@ _LAZY = {
     "Outcome": "api", "Rulebook": "api", "backend": "api", "load": "api",
     "Rollouts": "engine.ai",
     "Action": "engine.actions", "RulesRuntimeError": "engine.compile",
-    "LogEntry": "engine.log", "CHANCE": "engine.machine", "GameState": "engine.machine",
+    "LogEntry": "engine.log", "CHANCE": "engine.machine", "GameState": "api",
     "Observation": "engine.observation", "PieceView": "engine.observation",
     "Explanation": "explain",
 }

@@ -1,5 +1,10 @@
 """The public API: load a rulebook, start games, ask about rules.
 
+The layers: the engine's state (``engine/machine.py``) runs the rules and
+knows no tool; explanations, notation and pictures are built on it; the
+``GameState`` here is that state with those tools added, and records,
+adapters, the server and the command line are built on this module.
+
     >>> import cortes_rules
     >>> book = cortes_rules.load("cortes")
     >>> state = book.new_game(seed=1, setup="demo")
@@ -19,7 +24,9 @@ from .engine import collector
 from .engine.actions import Action
 from .engine.ai import Rollouts
 from .engine.backend import select as select_backend
-from .engine.machine import GameState, Machine, Outcome
+from .engine import machine as engine
+from .engine.machine import Machine, Outcome
+from .engine.recall import seen_plies
 from .dsl.diagnostics import Span, line_of
 from . import arguments
 from .errors import (
@@ -29,12 +36,150 @@ from .errors import (
     RulesCheckError,
     UnknownNameError,
 )
+from .explain import Explanation, Route
+from .explain import explain as explain_actions
+from .explain import move_to as move_along_route
+from .explain import reachable as reachable_places
 from .loader import compile_rulebook
+from .notation import read as read_position
+from .notation import write as write_position
+from .picture import render_svg
 from .rule_numbers import rule_key
+from .text_index import program_count
 
 StrPath = str | os.PathLike[str]
 
-__all__ = ["Outcome", "Rollouts", "Rulebook", "load"]
+__all__ = ["GameState", "Outcome", "Rollouts", "Rulebook", "load"]
+
+
+class GameState(engine.GameState):
+    """One position of a game, with everything needed to go on from it, and the
+    tools built on it: explanations, routes, notation, information states, pictures.
+
+    Create one with ``Rulebook.new_game()`` or ``Rulebook.position()``. The
+    state itself (``cortes_rules.engine.machine.GameState``: legal actions,
+    apply, chance, undo, observation) knows none of these tools; this class
+    adds them, and adds nothing to its fast path (``legal_action_ids()``,
+    ``apply()``, ``step()`` and ``clone()`` are the state's own).
+    """
+
+    origin: tuple[Any, ...] | None = None
+    """How the game began, for its record (``cortes_rules.record``):
+    ``("setup", NAME or None, positions or None, attributes or None)`` from
+    ``Rulebook.new_game``,
+    ``("position", TEXT)`` from ``Rulebook.position``; None when unknown. A
+    class default, so that making and copying states costs nothing more."""
+
+    @classmethod
+    def _of(cls, state: engine.GameState) -> GameState:
+        """A state a tool beneath the API made (``notation.read``), as this class: the
+        same object, whose class becomes this one (the two hold the same fields)."""
+        state.__class__ = cls
+        return cast(GameState, state)
+
+    def _set_by_hand(self) -> None:
+        """After a set-up write (``engine.GameState._set_by_hand``): before any
+        action, the game's record starts from this position (its set-up no longer
+        says it all)."""
+        super()._set_by_hand()
+        if self._history is None and self.origin is not None:
+            try:
+                self.origin = ("position", self.to_notation())
+            except NotationError:   # a value the notation cannot write: as before
+                pass
+
+    def explain(self, question: Any, *, player: str | None = None,
+                policy: Any = None, rolls: int | None = None) -> Explanation:
+        """What a sequence of actions would do from here, with rule trails and exact odds.
+
+        See ``cortes_rules.explain.explain()`` (the state is left unchanged).
+        Returns an ``Explanation``.
+        """
+        return explain_actions(self, question, player=player, policy=policy, rolls=rolls)
+
+    def reachable(self, piece: str, *, kind: str | None = None, cost: str | None = None,
+                  player: str | None = None) -> dict[str, Route]:
+        """Every place ``piece`` can reach from here, each with its cheapest cost and route.
+
+        The piece's legal steps of one kind (``move S9 3011``: the piece, then
+        a place) are applied on copies, one after the other, as its player
+        would make them this phase. ``cost`` names a numeric attribute whose
+        growth is a step's cost (in Cortés, ``spent``: movement points);
+        without it each step costs 1. ``player`` answers in that player's
+        view (refused while pieces are hidden from him). Returns
+        ``{place: Route}`` (``cortes_rules.explain.Route``: ``cost``,
+        ``steps`` with their rule trails, ``actions``). The state is left
+        unchanged.
+
+        Raises:
+            CortesRulesError: an unknown piece or attribute, or no step of
+                that shape for the piece here.
+        """
+        return reachable_places(self, piece, kind=kind, cost=cost, player=player)
+
+    def move_to(self, piece: str, destination: str, *, kind: str | None = None,
+                cost: str | None = None, player: str | None = None) -> Route:
+        """Take ``piece`` to ``destination`` by its cheapest route, one step after the
+        other (a person's "move S9 to 3213"), and return that ``Route`` with the
+        rule trail of each step. Nothing is applied when the place cannot be
+        reached.
+
+        Raises:
+            CortesRulesError: the place cannot be reached (and the rule that
+                refuses the last step), or as ``reachable()``.
+        """
+        return move_along_route(self, piece, destination, kind=kind, cost=cost,
+                                player=player)
+
+    def to_notation(self) -> str:
+        """This position as text (``cortes_rules.notation``); ``Rulebook.position`` reads it."""
+        return write_position(self)
+
+    def information_state(self, player: str) -> dict[str, Any]:
+        """What one player knows: what he sees now and everything he saw on the way.
+
+        With perfect recall, as OpenSpiel's information states: the player's
+        ``observation()`` now; every action of the game as he saw it (his own,
+        the dice, and another player's unless it named a piece hidden from
+        him just before or just after it, which shows only whose it was); and
+        every log line he could read when it was written (a line about a unit
+        shown during a battle stays in what he knows after the unit is hidden
+        again). Two states whose histories a player cannot tell apart give
+        him the same information state.
+
+        The game is replayed from its start (``cortes_rules.engine.recall``)
+        to judge each action as the player could see it then, so this takes
+        about as long as the game has taken to play.
+
+        Raises:
+            CortesRulesError: no player of that name.
+        """
+        self._viewer(player)
+        plies = seen_plies(self._start(), self.history, player)
+        return {
+            "player": player,
+            "observation": self.observation(player),
+            "actions": [{"by": actor, "action": str(action) if action is not None else None}
+                        for actor, action in plies],
+            "log": [str(e) for e in self.log if e.visible_to(player)],
+        }
+
+    def _start(self) -> GameState:
+        """The position this game started from, as ``origin`` says: where its record
+        (``cortes_rules.record.record_of``) starts it."""
+        book = Rulebook._checked(self.machine.program, (), self.machine)
+        origin = self.origin
+        if origin is not None and origin[0] == "position":
+            return book.position(origin[1])
+        if origin is None or origin[2] is None:
+            return book.new_game(seed=self.seed, setup=origin[1] if origin else None,
+                                 turn_limit=self.turn_limit)
+        return book.new_game(seed=self.seed, positions=origin[2], turn_limit=self.turn_limit,
+                             attributes=origin[3] if len(origin) > 3 else None)
+
+    def _repr_svg_(self) -> str:
+        """The position as an SVG picture, for Jupyter (``cortes_rules.picture.render_svg``)."""
+        return render_svg(self)
 
 
 class Rulebook:
@@ -69,8 +214,6 @@ class Rulebook:
     def __repr__(self) -> str:
         extra = f", scenario={self.program.scenario!r}" if self.program.scenario else ""
         options = ", ".join(sorted(self.program.options, key=rule_key))
-        from .text_index import program_count
-
         return (f"<Rulebook {self.name!r}{extra}, {program_count(self.program)}, "
                 f"options: {options or 'none'}, backend {self.backend!r}>")
 
@@ -331,9 +474,7 @@ class Rulebook:
             NotationError: the text is not a position of this rulebook as loaded;
                 the message names the line.
         """
-        from .notation import read
-
-        state = read(self._machine, text)
+        state = GameState._of(read_position(self._machine, text))
         state.origin = ("position", text)
         return state
 

@@ -125,10 +125,9 @@ from .errors import CortesRulesError, RulesError, UnknownNameError
 from .rulebook_files import default_rulebook, shipped_games
 
 if TYPE_CHECKING:
-    from .api import Rulebook, load
+    from .api import GameState, Rulebook, load
     from .dsl import ir
     from .engine.actions import Action
-    from .engine.machine import GameState
     from .loader import compile_rulebook
     from .record import book_of, load_cached, parse_record, read_record, replay, verify
 else:   # imported on first use: the commands answered from the text index need none

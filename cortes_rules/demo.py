@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import TextIO
 
 from ._resources import data_dir
-from .api import Rulebook
+from .api import GameState, Rulebook
 from .dsl import ir
-from .engine.machine import GameState
 from .errors import CortesRulesError, RecordError
 from .record import load_cached, parse_record, play, shipped_games, start
 from .text_index import program_count

@@ -28,18 +28,21 @@ is described in ``docs/explain.md``.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from .engine.action_space import _nearest
 from .engine.actions import Action
+from .engine.compile import format_value
+from .engine.log import LogEntry, _log_between
 from . import arguments
 from .errors import CortesRulesError, IllegalActionError, UnknownIdError, UnknownNameError
 
 if TYPE_CHECKING:
-    from .engine.log import LogEntry
     from .engine.machine import GameState
 
 SCHEMA = "cortes_rules.explain/1"
@@ -358,8 +361,6 @@ def _check_view(state: GameState, player: str) -> None:
     world = state.machine.world
     viewer = world.player.get(arguments.name(player, "a player"))
     if viewer is None:
-        from .engine.action_space import _nearest
-
         raise UnknownNameError(f"no player {player!r}{_nearest(player, world.player)}")
     if any(state.hidden_from(piece, viewer) for piece in world.pieces):
         raise CortesRulesError(
@@ -469,8 +470,6 @@ def _moved(before: GameState, after: GameState) -> tuple[tuple[str, str | None, 
 
 
 def _values(before: GameState, after: GameState) -> tuple[tuple[str, str, str], ...]:
-    from .engine.compile import format_value
-
     def shown(value: Any) -> str:
         return format_value(value) or "(empty)"
 
@@ -483,8 +482,6 @@ def _summarise(before: GameState, asked: Any, leaves: list[Leaf], player: str | 
                ) -> tuple[tuple[Possibility, ...], dict[str, dict[str, Fraction]]]:
     """Group the ends by position; what changed is measured from the position asked
     about (``before``), the trails from the end of the question's actions (``asked``)."""
-    from .engine.log import _log_between
-
     # Leaves that end in one position are one outcome; their distinct trails its paths.
     groups: dict[Any, list[Any]] = {}
     expected: dict[str, dict[str, Fraction]] = {}
@@ -611,8 +608,6 @@ def reach(state: GameState, piece: str, destination: str, *, kind: str | None = 
     """
     world = state.machine.world
     if arguments.name(destination, "a place") not in world.place:
-        from .engine.action_space import _nearest
-
         raise UnknownIdError(f"no place {destination!r}{_nearest(destination, world.place)}")
     search = _Search(state, piece, kind, cost, player)
     found = search.run(destination)
@@ -686,8 +681,6 @@ class _Search:
 
     def __init__(self, state: GameState, piece: str, kind: str | None, cost: str | None,
                  player: str | None) -> None:
-        from .engine.action_space import _nearest
-
         world = state.machine.world
         arguments.optional_name(kind, "an action kind")
         arguments.optional_name(cost, "a cost attribute")
@@ -719,8 +712,6 @@ class _Search:
     def run(self, destination: str | None) -> tuple[int, tuple[Step, ...]] | None:
         """Search until ``destination`` is taken off the frontier (its cost and steps), or
         to the end (None)."""
-        import heapq
-
         state, piece, kind = self.state, self.piece, self.kind
         best, paths = self.best, self.paths
         frontier: list[tuple[int, int, GameState, tuple[Step, ...]]] = [(0, 0, state, ())]

@@ -49,13 +49,15 @@ from pathlib import Path
 
 import attrs
 
-from .api import Rulebook, load
+from .api import GameState, Rulebook, load
 from .dsl import ir
 from .engine.actions import Action
-from .engine.machine import GameState
+from .engine.recall import apply_recorded
+from .engine.recall import seen_plies as _seen_plies
 from . import arguments
 from .errors import (ArgumentTypeError, CortesRulesError, IllegalActionError, NotationError,
                      RecordError, UnknownNameError)
+from .notation import write
 from .rulebook_files import default_rulebook, shipped_games
 from .rule_numbers import rule_key
 from .record_text import (MAGIC, VERSION, VIEW, Entry, Record, lines_of, notation_line, options_of,
@@ -306,17 +308,6 @@ def play(state: GameState, line: int, action: Action, *, path: str = "<record>")
                           line=line) from None
 
 
-def apply_recorded(state: GameState, action: Action) -> None:
-    """Apply a recorded action; a dice result or draw that the seeded generator gives
-    here is taken as the generator's (it moves on, as when the engine rolled)."""
-    if action.is_chance and state.is_chance_node():
-        twin = state.clone()
-        if twin.apply_chance() == action:
-            state.apply_chance()
-            return
-    state.apply(action)
-
-
 def _plies(record: Record, to_ply: int | None) -> tuple[tuple[int, Action], ...]:
     if to_ply is None:
         return record.actions
@@ -483,7 +474,7 @@ def record_of(state: GameState, *, rulebook: str | None = None, setup: str | Non
         first = GameState(machine, seed=state.seed, positions=origin[2],
                           turn_limit=state.turn_limit,
                           attributes=origin[3] if len(origin) > 3 else None)
-        position = first.to_notation()
+        position = write(first)
     elif setup is None and origin is not None:
         setup = origin[1]
     actions = tuple((0, a) for a in state.history if include_rolls or not a.is_chance)
@@ -559,28 +550,8 @@ def seen_plies(record: Record, state: GameState, player: str
         CortesRulesError: ``player`` is not a player of the game.
     """
     world = state.machine.world
-    viewer = world.player.get(arguments.name(player, "a player"))
-    if viewer is None:
+    if world.player.get(arguments.name(player, "a player")) is None:
         raise UnknownNameError(f"no player {player!r} (players: "
                                f"{', '.join(p.name for p in world.players)})")
     game = start(record, Rulebook._checked(state.machine.program, (), state.machine))
-
-    def hidden(action: Action) -> bool:
-        return any(arg in world.piece and game.hidden_from(world.piece[arg], viewer)
-                   for arg in action.args if isinstance(arg, str))
-
-    plies: list[tuple[str | None, Action | None]] = []
-    for _, action in record.actions:
-        while game.is_chance_node() and not action.is_chance:
-            game.apply_chance()
-        actor = game.current_player
-        secret = actor != player and hidden(action)
-        apply_recorded(game, action)
-        if secret or (actor != player and hidden(action)) or (
-                action.is_chance and len(game.trail(-1, player)) < len(game.trail(-1))):
-            # A roll or draw whose result is written for another player alone (a
-            # secret roll) is as hidden from this one as a hidden piece's move.
-            plies.append((actor, None))
-        else:
-            plies.append((actor, action))
-    return plies
+    return _seen_plies(game, (action for _, action in record.actions), player)

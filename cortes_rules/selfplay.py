@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .api import Rulebook, load
-from .engine.machine import GameState, Outcome
+from .api import GameState, Rulebook, load
+from .engine.machine import Outcome
 from .errors import CortesRulesError
 from .rule_numbers import rule_key
 

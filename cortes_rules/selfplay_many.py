@@ -40,9 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from ._resources import data_dir
-from .api import Rulebook, load
+from .api import GameState, Rulebook, load
 from .api import backend as resolve_backend
-from .engine.machine import GameState
 from .errors import CortesRulesError
 from .rule_numbers import rule_key
 from .selfplay import game_defaults, selfplay

@@ -28,9 +28,8 @@ import json
 import re
 from typing import Any
 
-from ..api import Rulebook
+from ..api import GameState, Rulebook
 from ..dsl import ir
-from ..engine.machine import GameState
 from ..errors import CortesRulesError, IllegalActionError
 from . import MissingExtraError
 from .outcomes import load_book, max_utility, min_utility, player_index, utilities

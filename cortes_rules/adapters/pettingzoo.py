@@ -25,8 +25,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..api import Rulebook
-from ..engine.machine import GameState
+from ..api import GameState, Rulebook
 from ..errors import CortesRulesError
 from . import MissingExtraError
 from .outcomes import load_book, utilities

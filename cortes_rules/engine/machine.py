@@ -22,7 +22,7 @@ from itertools import compress, repeat
 from operator import attrgetter, is_not, itemgetter
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, Self
 
 from .. import arguments
 from ..core.world import Dice, Piece, Place, Player, World
@@ -548,14 +548,12 @@ class GameState:
     Create one with ``cortes_rules.Rulebook.new_game()``. The integer-id
     methods (``legal_action_ids()``, ``apply(int)``) are the fast path;
     ``Action`` objects for ids come from a memo.
-    """
 
-    origin: tuple[Any, ...] | None = None
-    """How the game began, for its record (``cortes_rules.record``):
-    ``("setup", NAME or None, positions or None, attributes or None)`` from
-    ``Rulebook.new_game``,
-    ``("position", TEXT)`` from ``Rulebook.position``; None when unknown. A
-    class default, so that making and copying states costs nothing more."""
+    This is the state alone: it knows nothing of explanations, notation,
+    records or pictures. The class users get, ``cortes_rules.GameState``
+    (``cortes_rules.api``), is a subclass that adds them, built on this one;
+    every state made from a state (``clone()``, ``undo()``) keeps its class.
+    """
 
     def __init__(self, machine: Machine, *, seed: int = 0,
                  positions: Mapping[str, str] | None = None,
@@ -910,15 +908,10 @@ class GameState:
 
     def _set_by_hand(self) -> None:
         """After a set-up write: the legal actions are listed afresh, and the writes
-        cannot be undone by ``undo()`` (they are not actions). Before any action, the
-        game's record starts from this position (its set-up no longer says it all)."""
+        cannot be undone by ``undo()`` (they are not actions). The API's state
+        (``cortes_rules.api.GameState``) also starts the game's record here."""
         self._legal = None
         self._forget_undo()
-        if self._history is None and self.origin is not None:
-            try:
-                self.origin = ("position", self.to_notation())
-            except NotationError:   # a value the notation cannot write: as before
-                pass
 
     def positions(self) -> dict[str, str]:
         """Where every placed piece is: piece id -> place id, in piece order."""
@@ -1170,7 +1163,7 @@ class GameState:
         return pending is not None and pending[0] in (ROLL, DRAW)
 
     # ------------------------------------------------------------ copying
-    def clone(self) -> GameState:
+    def clone(self) -> Self:
         """An independent copy of this position.
 
         The flat arrays (where pieces are, what places hold, the attributes,
@@ -1179,7 +1172,7 @@ class GameState:
         only ``apply()`` writes to them, and it copies them first. The log
         and history are immutable chains, shared.
         """
-        twin = object.__new__(GameState)
+        twin = object.__new__(type(self))
         mine = self.__dict__
         mine.update(_CLONED)
         twin.__dict__ = copied = mine.copy()   # one C-level copy, not a key-by-key update
@@ -1310,60 +1303,6 @@ class GameState:
         self._since = CHECKPOINT_EVERY
         self._sampled = None
         self._last = None
-
-    def explain(self, question: Any, *, player: str | None = None,
-                policy: Any = None, rolls: int | None = None) -> Any:
-        """What a sequence of actions would do from here, with rule trails and exact odds.
-
-        See ``cortes_rules.explain.explain()`` (the state is left unchanged).
-        Returns an ``Explanation``.
-        """
-        from ..explain import explain
-
-        return explain(self, question, player=player, policy=policy, rolls=rolls)
-
-    def reachable(self, piece: str, *, kind: str | None = None, cost: str | None = None,
-                  player: str | None = None) -> dict[str, Any]:
-        """Every place ``piece`` can reach from here, each with its cheapest cost and route.
-
-        The piece's legal steps of one kind (``move S9 3011``: the piece, then
-        a place) are applied on copies, one after the other, as its player
-        would make them this phase. ``cost`` names a numeric attribute whose
-        growth is a step's cost (in Cortés, ``spent``: movement points);
-        without it each step costs 1. ``player`` answers in that player's
-        view (refused while pieces are hidden from him). Returns
-        ``{place: Route}`` (``cortes_rules.explain.Route``: ``cost``,
-        ``steps`` with their rule trails, ``actions``). The state is left
-        unchanged.
-
-        Raises:
-            CortesRulesError: an unknown piece or attribute, or no step of
-                that shape for the piece here.
-        """
-        from ..explain import reachable
-
-        return reachable(self, piece, kind=kind, cost=cost, player=player)
-
-    def move_to(self, piece: str, destination: str, *, kind: str | None = None,
-                cost: str | None = None, player: str | None = None) -> Any:
-        """Take ``piece`` to ``destination`` by its cheapest route, one step after the
-        other (a person's "move S9 to 3213"), and return that ``Route`` with the
-        rule trail of each step. Nothing is applied when the place cannot be
-        reached.
-
-        Raises:
-            CortesRulesError: the place cannot be reached (and the rule that
-                refuses the last step), or as ``reachable()``.
-        """
-        from ..explain import move_to
-
-        return move_to(self, piece, destination, kind=kind, cost=cost, player=player)
-
-    def to_notation(self) -> str:
-        """This position as text (``cortes_rules.notation``); ``Rulebook.position`` reads it."""
-        from ..notation import write
-
-        return write(self)
 
     def _restore(self, snapshot: GameState) -> None:
         self.__dict__.update(snapshot.__dict__)
@@ -2838,37 +2777,6 @@ class GameState:
                     if e.visible_to(player) and not _names_any(e, unseen)],
         }
 
-    def information_state(self, player: str) -> dict[str, Any]:
-        """What one player knows: what he sees now and everything he saw on the way.
-
-        With perfect recall, as OpenSpiel's information states: the player's
-        ``observation()`` now; every action of the game as he saw it (his own,
-        the dice, and another player's unless it named a piece hidden from
-        him just before or just after it, which shows only whose it was); and
-        every log line he could read when it was written (a line about a unit
-        shown during a battle stays in what he knows after the unit is hidden
-        again). Two states whose histories a player cannot tell apart give
-        him the same information state.
-
-        The game is replayed from its start to judge each action as the
-        player could see it then, so this takes about as long as the game
-        has taken to play.
-
-        Raises:
-            CortesRulesError: no player of that name.
-        """
-        from ..record import record_of, seen_plies   # records build on this module
-
-        self._viewer(player)
-        plies = seen_plies(record_of(self), self, player)
-        return {
-            "player": player,
-            "observation": self.observation(player),
-            "actions": [{"by": actor, "action": str(action) if action is not None else None}
-                        for actor, action in plies],
-            "log": [str(e) for e in self.log if e.visible_to(player)],
-        }
-
     def __str__(self) -> str:
         player = self.current_player or "nobody (game over)"
         lines = [f"turn {self.turn}, {self.phase_label}; to act: {player}"]
@@ -2876,12 +2784,6 @@ class GameState:
             place = self.machine.world.places[index]
             lines.append(f"  {place.id}: {' '.join(p.id for p in self.occupants[index])}")
         return "\n".join(lines)
-
-    def _repr_svg_(self) -> str:
-        """The position as an SVG picture, for Jupyter (``cortes_rules.picture.render_svg``)."""
-        from ..picture import render_svg
-
-        return render_svg(self)
 
 
 # What ``GameState._reasons()`` finds, worded only once an action is refused: a

@@ -17,17 +17,15 @@ zones and areas, which have no coordinates in the data, are drawn.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import arguments
 from ..arguments import describe
+from ..engine.machine import GameState
 from ..errors import ArgumentTypeError
 from .draw import (COUNTER, MARGIN, PANEL_WIDTH, RADIUS, TITLE_HEIGHT, Highlights, _e, _f,
                    _Picture, _points, arrows_of, resolve, texts, wrap)
 from .layout import ACROSS, ALONG, WATER, WATER_EDGE
-
-if TYPE_CHECKING:
-    from ..engine.machine import GameState
 
 __all__ = ["render_svg"]
 
@@ -61,8 +59,6 @@ def render_svg(state: GameState, *, highlight: Highlights = (), marked: Highligh
         CortesRulesError: a highlight or arrow argument of the wrong shape, or
             ``viewer`` is not a player of the game.
     """
-    from ..engine.machine import GameState
-
     if not isinstance(state, GameState):
         raise ArgumentTypeError(f"render_svg draws a GameState, not {describe(state)}")
     arguments.optional_name(viewer, "a viewer (a player)")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.world import Piece, Place, World
 from ..dsl import ir
+from ..engine import hexgrid
 from ..arguments import describe
 from ..errors import ArgumentTypeError, CortesRulesError, UnknownIdError
 from .layout import (ACROSS, ACROSS_COLOURS, ALONG, ALONG_COLOURS, MARK, MARK_COLOURS,
@@ -178,7 +179,6 @@ class _Picture:
         for cell in sorted(layout.water):
             svg.add(f'<polygon points="{_points(layout.corners(layout.centre(cell)))}" '
                     f'fill="{WATER}" stroke="{WATER}" stroke-width="0.6"/>')
-        from ..engine import hexgrid
         for cell, number in sorted(layout.water.items()):
             for direction, other in enumerate(hexgrid.neighbour_coords(cell, layout.odd_low)):
                 if other in layout.water and layout.water[other] != number and cell < other:
@@ -243,7 +243,6 @@ class _Picture:
         data = world.program.map
         if data is None:
             return
-        from ..engine import hexgrid
         for name, (label, _) in data.places.items():
             places = world.regions.get(name, ())
             parts = components(world, places)

@@ -93,11 +93,17 @@ def _flat(text: str) -> str:
 
 
 def _documented_members(cls: type) -> list[str]:
-    """The public methods and properties a class defines itself, with a docstring
-    (a second name for the same member, like ``Rulebook.unit_ids``, left out)."""
+    """The public methods and properties a class has, with a docstring: its own and
+    those of its bases in the package (``cortes_rules.GameState`` adds the tools to
+    the engine's state), a second name for the same member, like
+    ``Rulebook.unit_ids``, left out."""
     names: list[str] = []
     seen: set[int] = set()
-    for name, member in vars(cls).items():
+    defined: dict[str, object] = {}
+    for base in reversed(cls.__mro__):
+        if base.__module__.startswith("cortes_rules."):
+            defined.update(vars(base))
+    for name, member in defined.items():
         if name.startswith("_") or id(member) in seen:
             continue
         seen.add(id(member))
