@@ -24,7 +24,7 @@ move. ``_vm.pxd`` declares the words, the opcodes and the state's layout.
 """
 
 from libc.stdint cimport int64_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
 from array import array
@@ -87,6 +87,11 @@ cdef int64_t _gcd(int64_t a, int64_t b) noexcept nogil:
     while b:
         a, b = b, a % b
     return a
+
+
+cdef int _by_value(const void *a, const void *b) noexcept nogil:
+    cdef int64_t x = (<const int64_t *>a)[0], y = (<const int64_t *>b)[0]
+    return (x > y) - (x < y)
 
 
 def version():
@@ -2132,20 +2137,27 @@ cdef class State:
                       for i in range(n))
 
     def legal_action_ids(self):
+        """The pending decision's legal ids, ascending (a chance node's outcomes)."""
         cdef int64_t i
+        cdef int64_t *ids
         if self.outcome_found is not None:
             return []
         if self.is_chance_node():
             return [n for n, _ in self.chance_outcomes()]
         self.candidates()
-        return sorted([self.candidate_id[i] for i in range(self.n_candidates)])
+        if self.temp_top + self.n_candidates > TEMP_CAPACITY:
+            return sorted([self.candidate_id[i] for i in range(self.n_candidates)])
+        ids = self.temp + self.temp_top
+        memcpy(ids, self.candidate_id, sizeof(int64_t) * self.n_candidates)
+        qsort(ids, self.n_candidates, sizeof(int64_t), _by_value)
+        return [ids[i] for i in range(self.n_candidates)]
 
     def legal_actions(self):
         return [self.program.board.action_text(n) for n in self.legal_action_ids()]
 
-    def sample_chance(self):
+    cdef int64_t sample(self) except -1:
         """The id of a chance outcome drawn with the state's generator, as the reference
-        draws it."""
+        draws it: a total of dice, a named face, or one of the pieces by id."""
         cdef int64_t *ins = self.pending()
         cdef Program p = self.program
         cdef int64_t proc, w, total, i, n
@@ -2165,34 +2177,48 @@ cdef class State:
             return self.chance_number(ins, self.obj(dice[2])[1 + i])
         w = self.pool(ins, self.frame_slots(), &cx)
         n = self.obj(w)[0]
+        if tag(self.kid(p.args[ins[4]], self.frame_slots(), &cx)) != T_PLACE:
+            w = self.make_set(w)      # the pieces by index, as their ids are ordered
+            n = self.obj(w)[0]
         i = <int64_t>_below(&self.rng, <uint64_t>n)
         return self.chance_number(ins, self.obj(w)[1 + i])
 
+    def sample_chance(self):
+        """The id of a chance outcome drawn with the state's generator."""
+        if not self.is_chance_node():
+            raise self.program.rules_error("this is no chance node")
+        return self.sample()
+
     def apply_chance(self):
+        """Draw a chance outcome with the state's generator and take it; its id."""
         number = self.sample_chance()
-        self.apply(number)
+        self.take(number, False)
         return number
 
     def apply(self, action):
         """Take a legal action (its id or text) and run to the next decision."""
         cdef Program p = self.program
-        cdef int64_t *ins
-        cdef int64_t *s
-        cdef int64_t d, number, i, j, k, entry, q, chooser, option, n, w, proc
-        cdef Ctx cx
         if isinstance(action, str):
             found = [n for n in self.legal_action_ids() if p.board.action_text(n) == action]
             if not found:
                 raise p.rules_error(f"{action!r} is not legal here")
             action = found[0]
+        self.take(action, True)
+
+    cdef int take(self, int64_t number, bint check) except -1:
+        """Take action ``number`` (a chance outcome is checked when ``check``) and run on."""
+        cdef Program p = self.program
+        cdef int64_t *ins
+        cdef int64_t *s
+        cdef int64_t d, i, j, k, entry, q, chooser, option, n, w, proc
+        cdef Ctx cx
         ins = self.pending()
         if ins == NULL:
             raise p.rules_error("the game is over")
-        number = action
         d = self.depth - 1
         s = self.frame_slots()
         if ins[0] == I_ROLL or ins[0] == I_DRAW:
-            if number not in {n for n, _ in self.chance_outcomes()}:
+            if check and number not in {n for n, _ in self.chance_outcomes()}:
                 raise p.rules_error(f"{p.board.action_text(number)} is not an outcome here")
             if ins[0] == I_DRAW:
                 s[ins[1]] = mk(T_PIECE, number - p.draw_base)
@@ -2241,6 +2267,81 @@ cdef class State:
         self.listed = False
         self.n_candidates = self.write_top = 0
         self.run()
+        return 0
+
+    cdef int64_t kth_id(self, int64_t k) except -1:
+        """The ``k``-th smallest candidate id (the listing is left in its order)."""
+        cdef int64_t n = self.n_candidates
+        cdef int64_t *ids = self.temp + self.temp_top
+        if self.temp_top + n > TEMP_CAPACITY:
+            raise self.program.rules_error("a decision with too many candidates")
+        memcpy(ids, self.candidate_id, sizeof(int64_t) * n)
+        qsort(ids, n, sizeof(int64_t), _by_value)
+        return ids[k]
+
+    def random_playout(self, seed, max_actions=None):
+        """Play uniformly random legal actions to the end (a rollout), as the engine's
+        ``GameState.random_playout`` picks them: each decision takes the ``i``-th of its
+        ascending legal ids, ``i`` drawn by SplitMix64 from ``seed``; chance by the
+        state's generator. Returns the actions taken."""
+        cdef uint64_t chooser = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
+        cdef int64_t limit = -1 if max_actions is None else max_actions
+        cdef int64_t taken = 0, number
+        cdef int64_t *ins
+        while self.outcome_found is None and (limit < 0 or taken < limit):
+            ins = self.pending()
+            if ins[0] == I_ROLL or ins[0] == I_DRAW:
+                number = self.sample()
+            else:
+                self.candidates()
+                if self.n_candidates == 0:
+                    raise self.program.rules_error("a decision with no legal action")
+                number = self.kth_id(<int64_t>_below(&chooser, <uint64_t>self.n_candidates))
+            self.take(number, False)
+            taken += 1
+        return taken
+
+    def clone(self):
+        """An independent copy of this state (the program is shared)."""
+        cdef Program p = self.program
+        cdef State c = State.__new__(State)
+        c.program = p
+        c.E = self.E
+        c._allocate()
+        memcpy(c.where, self.where, sizeof(int64_t) * p.n_pieces)
+        memcpy(c.occupied, self.occupied, sizeof(uint64_t) * p.n_places * p.piece_words)
+        memcpy(c.columns, self.columns, sizeof(int64_t) * p.column_words)
+        memcpy(c.values, self.values, sizeof(int64_t) * p.n_values)
+        memcpy(c.slots, self.slots, sizeof(int64_t) * self.top)
+        c.top = self.top
+        memcpy(c.frame_proc, self.frame_proc, sizeof(int64_t) * self.depth)
+        memcpy(c.frame_pc, self.frame_pc, sizeof(int64_t) * self.depth)
+        memcpy(c.frame_base, self.frame_base, sizeof(int64_t) * self.depth)
+        c.depth = self.depth
+        c.heap_capacity = self.heap_capacity
+        free(c.heap)
+        c.heap = <int64_t *>malloc(sizeof(int64_t) * self.heap_capacity)
+        if c.heap == NULL:
+            raise MemoryError()
+        memcpy(c.heap, self.heap, sizeof(int64_t) * self.heap_top)
+        c.heap_top, c.heap_limit = self.heap_top, self.heap_limit
+        c.rng, c.turn, c.phase = self.rng, self.turn, self.phase
+        c.last_roll, c.turn_limit = self.last_roll, self.turn_limit
+        c.log_lines = list(self.log_lines) if self.log_lines is not None else None
+        c.outcome_found = self.outcome_found
+        c.trail = NULL
+        c.revealed = set(self.revealed)
+        c.listed = False
+        return c
+
+    @property
+    def seed_state(self):
+        """The generator's state (what ``apply_chance`` draws from next)."""
+        return self.rng
+
+    @seed_state.setter
+    def seed_state(self, value):
+        self.rng = <uint64_t>(value & 0xFFFFFFFFFFFFFFFF)
 
 
 class _Ordered:

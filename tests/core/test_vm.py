@@ -154,3 +154,40 @@ def test_an_illegal_action_is_refused() -> None:
     with pytest.raises(Exception, match="not legal here"):
         state.apply(wrong)
     assert set(state.legal_action_ids()) == legal
+
+
+@pytest.mark.parametrize(("name", "options", "scenario", "new_game"), [
+    ("cortes", "veteran", None, {"setup": "historical", "turn_limit": 6}),
+    ("grands_strateges", "all", "I", {}),
+])
+def test_random_playouts_are_the_engines(name: str, options: str, scenario: str | None,
+                                         new_game: dict[str, Any]) -> None:
+    """A playout on the VM picks what the engine's ``random_playout`` picks (the i-th
+    ascending legal id, i drawn from the seed; chance by the game's dice): the same
+    number of actions and the same outcome, for three seeds."""
+    kw: dict[str, Any] = {"options": options}
+    if scenario:
+        kw["scenario"] = scenario
+    book = cortes_rules.load(name, **kw)
+    _, vm = executors(name, options, scenario)
+    for seed in range(3):
+        engine = book.new_game(seed=seed, **new_game)
+        ours = vm.new_game(seed=seed, log=False, **new_game)
+        assert ours.random_playout(seed) == engine.random_playout(seed)
+        want = engine.outcome()
+        assert (ours.outcome.winners, ours.outcome.reason) == (want.winners, want.reason)
+
+
+def test_a_clone_is_independent() -> None:
+    """``clone()`` copies the whole state: the copy plays on as the original would, and
+    playing it leaves the original where it was."""
+    _, vm = executors("grands_strateges", "all", "I")
+    state = vm.new_game(seed=4)
+    state.random_playout(4, 40)
+    before = (state.legal_action_ids(), state.current_player(), len(state.log))
+    copy = state.clone()
+    assert (copy.legal_action_ids(), copy.current_player(), len(copy.log)) == before
+    twin = state.clone()
+    assert copy.random_playout(9) == twin.random_playout(9)
+    assert copy.outcome.winners == twin.outcome.winners
+    assert (state.legal_action_ids(), state.current_player(), len(state.log)) == before
