@@ -22,7 +22,10 @@ from .dsl import ir
 from .dsl.diagnostics import Diagnostic
 from .engine import collector
 from .engine.actions import Action
-from .engine.ai import Rollouts
+from .core.run.evaluate import RulesError
+from .core.vm import VM, VMUnsupported
+from .engine.ai import Rollouts, rollout_seeds, utilities
+from .engine.compile import RulesRuntimeError
 from .engine.backend import select as select_backend
 from .engine import machine as engine
 from .engine.machine import Machine, Outcome
@@ -202,6 +205,7 @@ class Rulebook:
         self.warnings = tuple(warnings)
         self._machine = machine
         self._blank: GameState | None = None
+        self._vm: VM | bool | None = None
 
     @classmethod
     def _checked(cls, program: ir.Program, warnings: Iterable[Diagnostic],
@@ -465,7 +469,40 @@ class Rulebook:
         arguments.whole(n, "n (how many games to play)")
         arguments.whole(seed, "a seed")
         start = self.new_game(seed=seed, setup=setup, turn_limit=turn_limit)
-        return start.random_rollouts(n, seed, max_actions=max_actions)
+        vm = self._native_vm()
+        if vm is None:
+            return start.random_rollouts(n, seed, max_actions=max_actions)
+        count = arguments.whole(n, "n (how many games to play)")
+        if count < 0:
+            raise CortesRulesError(f"n (how many games to play) is at least 0, not {n}")
+        if max_actions is not None and (arguments.whole(max_actions, "max_actions") < 0):
+            raise CortesRulesError(f"max_actions is at least 0, not {max_actions}")
+        players = self.players
+        returns, lengths, winners, finished = [], [], [], []
+        for dice, chooser in rollout_seeds(seed, count):
+            game = vm.new_game(seed=dice, setup=setup, turn_limit=turn_limit, log=False)
+            try:
+                lengths.append(game.random_playout(chooser, max_actions))
+            except RulesError as error:
+                raise RulesRuntimeError(str(error)) from None
+            outcome = game.outcome
+            returns.append(tuple(utilities(players, outcome)))
+            winners.append(outcome.winners if outcome is not None else ())
+            finished.append(outcome is not None)
+        return Rollouts(players, tuple(returns), tuple(lengths), tuple(winners), tuple(finished))
+
+    def _native_vm(self) -> VM | None:
+        """The native VM of this rulebook, compiled on first use, when the compiled core
+        runs and the VM can run every construct of the rulebook (else None: the engine
+        plays the rollouts, with the same results)."""
+        if self._vm is None:
+            self._vm = False
+            if self.backend == "compiled":
+                try:
+                    self._vm = VM.of(self)
+                except (ImportError, VMUnsupported):
+                    self._vm = False
+        return self._vm if isinstance(self._vm, VM) else None
 
     def position(self, text: str) -> GameState:
         """A game state from a position's text (``GameState.to_notation``; docs/notation.md).

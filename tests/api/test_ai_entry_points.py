@@ -93,6 +93,16 @@ def test_rollouts_are_the_same_on_both_backends(name, options, scenario, setup, 
 
 
 @pytest.mark.rule("4.1")
+def test_rulebook_rollouts_run_on_the_native_vm() -> None:
+    """On the compiled core, ``Rulebook.random_rollouts`` plays on the native VM of the core
+    IR (issue 48, item 5); the reference backend's rulebook plays on the engine."""
+    pytest.importorskip("cortes_rules._vm", reason="the native VM was not built")
+    assert _book("cortes", "compiled", "veteran", None)._native_vm() is not None
+    assert _book("grands_strateges", "compiled", "", "I")._native_vm() is not None
+    assert _book("cortes", "python", "veteran", None)._native_vm() is None
+
+
+@pytest.mark.rule("4.1")
 @pytest.mark.parametrize(("call", "error", "words"), [
     (lambda s: s.random_rollouts(-1, 0), CortesRulesError, "at least 0"),
     (lambda s: s.random_rollouts("3", 0), ArgumentTypeError, "how many games"),
