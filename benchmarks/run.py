@@ -32,28 +32,33 @@ round by round, then its median, minimum and maximum. Workloads:
 - A **step** is ``legal_action_ids()`` and ``apply`` of a uniformly random
   legal id; at a chance node ``apply_chance()`` (the outcome sampled by the
   game's seeded generator) is one step. Games restart with the next seed.
-  ``*_compiled_steps_per_s`` / ``*_reference_steps_per_s``: the same seeded
-  steps on the compiled core and on the reference interpreter (both loaded
-  in this process, ``backend=`` of :func:`cortes_rules.load`); ``*_speedup``
-  is their ratio. ``pyspiel_chess_steps_per_s``,
+  ``*_compiled_steps_per_s`` / ``*_python_steps_per_s``: the same seeded
+  steps through the public API on the compiled core and on the engine's
+  Python backend (both loaded in this process, ``backend=`` of
+  :func:`cortes_rules.load`); ``*_speedup`` is their ratio.
+  ``*_vm_steps_per_s``: the same kind of step on a state of the native VM of
+  the core IR (``cortes_rules.core.vm``; its own ``legal_action_ids`` and
+  ``apply``), not yet behind the public API; ``*_vm_vs_chess_steps``. ``pyspiel_chess_steps_per_s``,
   ``pyspiel_backgammon_steps_per_s``: the same step through pyspiel's Python
   API (a chance outcome drawn by its probabilities); the ratios
   ``cortes_vs_chess_steps``, ``cortes_vs_backgammon_steps``,
   ``gs_vs_chess_steps`` (targets a, b).
-- **Rollouts**, ``*_rollout_actions_per_s`` (compiled core) and
-  ``*_reference_rollout_actions_per_s`` (reference interpreter, the same
-  seeds): whole random games played inside the engine, uniformly random
-  legal actions, chance by the game's dice, to the end the rulebook states
-  (Cortés: the turn limit). The package has no ``random_rollouts(n, seed)``
-  entry point yet, so a rollout is the fastest existing path,
-  ``GameState.random_playout(seed)`` on a new game (``rollout_path`` says
-  which); ``*_rollout_actions`` counts the actions of all rounds (the same on
-  both backends, ``*_rollouts_same_on_both``, or the backends differ).
-  ``*_games_per_s``: those games per second, compiled. ``pyspiel_chess_rollout_actions_per_s``:
+- **Rollouts**, ``*_rollout_actions_per_s``: whole random games by
+  ``Rulebook.random_rollouts(n, seed)`` (on the compiled core it plays on the
+  native VM; ``rollout_path`` says so), uniformly random legal actions,
+  chance by the game's dice, to the end the rulebook states (Cortés: the
+  turn limit); ``*_rollout_actions`` counts the actions of all rounds and
+  ``*_games_per_s`` those games per second. Against the reference
+  interpreter of the core IR (``cortes_rules.core.run``, the executable
+  specification, slow on purpose): ``*_reference_prefix_actions_per_s`` and
+  ``*_vm_prefix_actions_per_s``, the first ``REFERENCE_ACTIONS`` actions of
+  the same rollouts (same seeds, same choices) played by each, and
+  ``*_rollouts_same_on_both``: both took the same actions to the same legal
+  ids. ``pyspiel_chess_rollout_actions_per_s``:
   ``pyspiel.evaluate_bots`` with two uniform random bots, whole games, the
   actions counted as games times the mean length of uniform random chess
   games measured in the same run. Ratios ``*_rollouts_vs_chess`` and
-  ``*_rollouts_vs_reference`` (target c).
+  ``*_rollouts_vs_reference`` (VM prefix over reference prefix: target c).
 - ``c_listing_us``, ``engine_listing_us``, ``listing_vs_c`` (target d): the
   hand-written C listing of the Cortés movement clauses
   (``benchmarks/c_listing.py``, compiled with ``cc`` at run time) and the
@@ -117,8 +122,8 @@ import c_listing
 
 clock = time.perf_counter
 ODDS_PER_RUN = 20
-ROLLOUT_PATH = ("GameState.random_playout(seed) on a new game: the package has no "
-                "random_rollouts(n, seed) entry point yet")
+ROLLOUT_PATH = "Rulebook.random_rollouts(n, seed)"
+REFERENCE_ACTIONS = {True: 60, False: 150}   # by --quick: the reference is slow on purpose
 CORTES_GAME: dict[str, Any] = {"setup": "historical", "turn_limit": 10}
 Figures = dict[str, Any]
 
@@ -164,6 +169,39 @@ def steps_per_s(book: cortes_rules.Rulebook, new_game: dict[str, Any], steps: in
     start = clock()
     player.steps(steps)
     return steps / (clock() - start)
+
+
+def vm_steps_per_s(vm: Any, new_game: dict[str, Any], steps: int, seed: int) -> float:
+    """Seeded random steps on states of the native VM (``Player.steps``, on the VM)."""
+    rng, game = random.Random(seed), seed
+    state = vm.new_game(seed=game, **new_game)
+    start = clock()
+    for _ in range(steps):
+        if state.is_terminal():
+            game += 1
+            state = vm.new_game(seed=game, **new_game)
+        if state.is_chance_node():
+            state.apply_chance()
+        else:
+            state.apply(rng.choice(state.legal_action_ids()))
+    return steps / (clock() - start)
+
+
+def prefix_actions(executor: Any, new_game: dict[str, Any], games: int, seed: int,
+                   actions: int, log: bool) -> tuple[float, list[Any]]:
+    """Seconds for the first ``actions`` actions of rollouts ``seed``'s first ``games`` (the
+    seeds ``Rulebook.random_rollouts`` gives them), and each game's legal ids at the cut."""
+    from cortes_rules.engine.ai import rollout_seeds
+
+    took, ends = 0.0, []
+    for dice, chooser in rollout_seeds(seed, games):
+        kw = {} if log else {"log": False}
+        state = executor.new_game(seed=dice, **new_game, **kw)
+        start = clock()
+        state.random_playout(chooser, actions)
+        took += clock() - start
+        ends.append(state.legal_action_ids())
+    return took, ends
 
 
 def clone_us(book: cortes_rules.Rulebook, new_game: dict[str, Any], seed: int) -> float:
@@ -398,18 +436,27 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
     compiled_core = figures["compiled_core"]
 
     loads(figures, repeats)
-    reference = {"cortes": cortes_rules.load("cortes", options="veteran", backend="python"),
+    python_books = {"cortes": cortes_rules.load("cortes", options="veteran", backend="python"),
                  "gs": cortes_rules.load("grands_strateges", scenario="I", backend="python")}
     compiled = {name: cortes_rules.Rulebook(ref.program, ref.warnings, backend="compiled")
-                for name, ref in reference.items()} if compiled_core else {}
+                for name, ref in python_books.items()} if compiled_core else {}
     for name, book in compiled.items():
         figures[f"{name}_backend"] = book.backend
     new_game = {"cortes": CORTES_GAME, "gs": {}}
+    # The core IR's two executors: the native VM and the reference interpreter.
+    from cortes_rules.core.run import Interpreter
+    from cortes_rules.dsl.to_core import to_core
+
+    cores = {name: to_core(book._machine.program) for name, book in python_books.items()}
+    interpreters = {name: Interpreter(game) for name, game in cores.items()}
+    vms = {name: book._native_vm() for name, book in compiled.items()}
+    figures["rollout_path"] = (f"{ROLLOUT_PATH} on the native VM" if all(vms.values())
+                               and vms else f"{ROLLOUT_PATH} on the engine")
 
     # Stepping through the Python API (targets a, b), and compiled over reference.
     stepping: dict[str, Callable[[int], float]] = {}
     for name in ("cortes", "gs"):
-        books = [("reference", reference[name])]
+        books = [("python", python_books[name])]
         if name in compiled:
             books.insert(0, ("compiled", compiled[name]))
         for label, book in books:
@@ -419,6 +466,11 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
                 steps_per_s(book, new_game[name], steps, seed - w)
             stepping[f"{name}_{label}_steps_per_s"] = (
                 lambda r, b=book, g=new_game[name]: steps_per_s(b, g, steps, seed + 100 * r))
+        if vms.get(name) is not None:
+            vm_steps_per_s(vms[name], new_game[name], steps, seed - 1)   # warm
+            stepping[f"{name}_vm_steps_per_s"] = (
+                lambda r, v=vms[name], g=new_game[name]: vm_steps_per_s(v, g, steps,
+                                                                        seed + 100 * r))
     if pyspiel is not None:
         for game in ("chess", "backgammon"):
             stepping[f"pyspiel_{game}_steps_per_s"] = (
@@ -428,26 +480,39 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
         "cortes_vs_backgammon_steps": ("cortes_compiled_steps_per_s",
                                        "pyspiel_backgammon_steps_per_s"),
         "gs_vs_chess_steps": ("gs_compiled_steps_per_s", "pyspiel_chess_steps_per_s"),
-        "cortes_speedup": ("cortes_compiled_steps_per_s", "cortes_reference_steps_per_s"),
-        "gs_speedup": ("gs_compiled_steps_per_s", "gs_reference_steps_per_s")})
+        "cortes_speedup": ("cortes_compiled_steps_per_s", "cortes_python_steps_per_s"),
+        "gs_speedup": ("gs_compiled_steps_per_s", "gs_python_steps_per_s"),
+        "cortes_vm_vs_chess_steps": ("cortes_vm_steps_per_s", "pyspiel_chess_steps_per_s"),
+        "gs_vm_vs_chess_steps": ("gs_vm_steps_per_s", "pyspiel_chess_steps_per_s")})
 
-    # Whole random games (target c).
+    # Whole random games (target c), and against the reference interpreter.
     rollouts: dict[str, Callable[[int], float]] = {}
     per_game = {"cortes": games, "gs": 5 * games}
+    cut = REFERENCE_ACTIONS[quick]
     for name in ("cortes", "gs"):
-        books = [("reference", reference[name], f"{name}_reference")]
-        if name in compiled:
-            books.insert(0, ("compiled", compiled[name], name))
-        for _label, book, key in books:
-            rollout_actions(book, new_game[name], 1, seed - 1)   # warm
+        if name not in compiled:
+            continue
+        book = compiled[name]
+        book.random_rollouts(1, seed - 1, **new_game[name])   # warm (compiles the VM)
 
-            def rollout(r: int, book: Any = book, key: str = key, name: str = name) -> float:
-                taken, took = rollout_actions(book, new_game[name], per_game[name],
-                                              seed + 1000 * r)
-                figures.setdefault(f"_{key}_actions", []).append(taken)
-                figures.setdefault(f"_{key}_games", []).append(per_game[name] / took)
-                return taken / took
-            rollouts[f"{key}_rollout_actions_per_s"] = rollout
+        def rollout(r: int, book: Any = book, name: str = name) -> float:
+            start = clock()
+            played = book.random_rollouts(per_game[name], seed + 1000 * r, **new_game[name])
+            took = clock() - start
+            figures.setdefault(f"_{name}_actions", []).append(played.actions)
+            figures.setdefault(f"_{name}_games", []).append(per_game[name] / took)
+            return played.actions / took
+        rollouts[f"{name}_rollout_actions_per_s"] = rollout
+        for label, executor in (("vm", vms[name]), ("reference", interpreters[name])):
+            if executor is None:
+                continue
+
+            def prefix(r: int, e: Any = executor, name: str = name, label: str = label) -> float:
+                took, ends = prefix_actions(e, new_game[name], games, seed + 1000 * r, cut,
+                                            log=label == "reference")
+                figures.setdefault(f"_{name}_{label}_ends", []).append(ends)
+                return games * cut / took
+            rollouts[f"{name}_{label}_prefix_actions_per_s"] = prefix
     if pyspiel is not None:
         length = chess_mean_length(pyspiel, 20 if quick else 100, seed)
         figures["pyspiel_chess_random_game_length"] = length
@@ -459,20 +524,17 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
                                      "pyspiel_chess_rollout_actions_per_s"),
         "gs_rollouts_vs_chess": ("gs_rollout_actions_per_s",
                                  "pyspiel_chess_rollout_actions_per_s"),
-        "cortes_rollouts_vs_reference": ("cortes_rollout_actions_per_s",
-                                         "cortes_reference_rollout_actions_per_s"),
-        "gs_rollouts_vs_reference": ("gs_rollout_actions_per_s",
-                                     "gs_reference_rollout_actions_per_s")})
+        "cortes_rollouts_vs_reference": ("cortes_vm_prefix_actions_per_s",
+                                         "cortes_reference_prefix_actions_per_s"),
+        "gs_rollouts_vs_reference": ("gs_vm_prefix_actions_per_s",
+                                     "gs_reference_prefix_actions_per_s")})
     for name in ("cortes", "gs"):
-        for key in (name, f"{name}_reference"):
-            if f"_{key}_actions" in figures:
-                figures[f"{key}_rollout_actions"] = sum(figures.pop(f"_{key}_actions"))
-                games_per_s = figures.pop(f"_{key}_games")
-                if key == name:
-                    put(figures, f"{name}_games_per_s", games_per_s)
-        if name in compiled:
-            figures[f"{name}_rollouts_same_on_both"] = (
-                figures[f"{name}_rollout_actions"] == figures[f"{name}_reference_rollout_actions"])
+        if f"_{name}_actions" in figures:
+            figures[f"{name}_rollout_actions"] = sum(figures.pop(f"_{name}_actions"))
+            put(figures, f"{name}_games_per_s", figures.pop(f"_{name}_games"))
+        ends = [figures.pop(f"_{name}_{label}_ends", None) for label in ("vm", "reference")]
+        if ends[0] is not None and ends[1] is not None:
+            figures[f"{name}_rollouts_same_on_both"] = ends[0] == ends[1]
     if not compiled_core:
         return figures
 

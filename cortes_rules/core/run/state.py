@@ -470,6 +470,22 @@ class State(Evaluator):
         self.rng_state, i = rng.below(self.rng_state, len(ids))
         return ids[i]
 
+    def random_playout(self, seed: int, max_actions: int | None = None) -> int:
+        """Uniformly random legal actions to the end (or ``max_actions``), chosen as the
+        engine's ``GameState.random_playout`` chooses: the ``i``-th ascending legal id, ``i``
+        drawn by SplitMix64 from ``seed``; chance by the state's generator. The actions
+        taken."""
+        chooser, taken = seed & ((1 << 64) - 1), 0
+        while self.outcome is None and (max_actions is None or taken < max_actions):
+            if self.is_chance_node():
+                self.apply_chance()
+            else:
+                ids = self.legal_action_ids()
+                chooser, i = rng.below(chooser, len(ids))
+                self.apply(ids[i])
+            taken += 1
+        return taken
+
     def apply_chance(self) -> int:
         number = self.sample_chance()
         self.apply(number)
