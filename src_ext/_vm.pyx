@@ -24,7 +24,7 @@ move. ``_vm.pxd`` declares the words, the opcodes and the state's layout.
 """
 
 from libc.stdint cimport int64_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
 from array import array
@@ -178,9 +178,11 @@ cdef class Program:
     cdef int64_t *t_endings
     cdef int64_t *t_phase_name
     cdef int64_t *t_attr_read
+    cdef int64_t *t_decision_mask
     cdef int64_t n_pieces, n_places, n_players, n_seats, n_values, n_columns, column_words
     cdef int64_t n_names, n_props, n_endings, n_actions, n_roll_faces, piece_words
     cdef int64_t roll_base, roll_size, roll_max, draw_base, main, empty_scope, empty_set
+    cdef int64_t max_frame, cell_occupied, cell_column, cell_value, cell_turn, n_cells
     cdef readonly object compiled, board
     cdef list strings
     cdef dict interned
@@ -259,6 +261,7 @@ cdef class Program:
         self.t_endings = self._array(t["endings"])
         self.t_phase_name = self._array(t["phase_name"])
         self.t_attr_read = self._array(t["attr_read"])
+        self.t_decision_mask = self._array(t.get("decision_mask", []))
         self.n_pieces = len(t["piece_side"])
         self.n_places = len(t["place_id"])
         self.n_players = len(t["player_name"])
@@ -276,6 +279,14 @@ cdef class Program:
         self.main = t["main"][0]
         self.empty_scope = t["empty_scope"][0]
         self.empty_set = t["empty_set"][0]
+        self.max_frame = max(c.proc_frame, default=1)
+        # The cells of state a listing may read (State.see): where each piece is, each
+        # place's pieces, each column word, each value, the turn, the phase, the roll.
+        self.cell_occupied = self.n_pieces
+        self.cell_column = self.cell_occupied + self.n_places
+        self.cell_value = self.cell_column + self.column_words
+        self.cell_turn = self.cell_value + self.n_values
+        self.n_cells = self.cell_turn + 3
 
     cdef int64_t *_array(self, object values):
         found = _words(values)
@@ -330,13 +341,39 @@ cdef class State:
     cdef int64_t *candidate_writes
     cdef int64_t *write_slot
     cdef int64_t *write_value
+    # the listing before it, kept to be reused group by group (``candidates``)
+    cdef int64_t old_n_candidates, old_candidate_capacity, old_write_top, old_write_capacity
+    cdef int64_t *old_candidate_id
+    cdef int64_t *old_candidate_option
+    cdef int64_t *old_candidate_writes
+    cdef int64_t *old_write_slot
+    cdef int64_t *old_write_value
+    cdef int64_t *groups       # GROUP_WIDTH words a group: a first parameter's candidates
+    cdef int64_t *old_groups
+    cdef int64_t n_groups, group_capacity, old_n_groups, old_group_capacity
+    cdef int64_t *reads        # the cells each group read
+    cdef int64_t *old_reads
+    cdef int64_t n_reads, read_capacity, old_n_reads, old_read_capacity
+    cdef bint reusable         # the kept listing may be reused (same decision, same frame)
+    cdef int64_t listed_pc, listed_depth, listed_size, cursor
+    cdef int64_t *listed_frame
+    # what changed when: a write stamps its cell with the next tick
+    cdef int64_t *cell_tick
+    cdef int64_t *read_mark
+    cdef int64_t tick, serial
+    cdef bint recording
+    cdef public int64_t groups_reused, groups_listed
     cdef public int64_t fallbacks
 
     def __cinit__(self):
-        self.where = NULL
-        self.heap = NULL
-        self.temp = NULL
-        self.candidate_id = NULL
+        self.where = self.heap = self.temp = self.candidate_id = NULL
+        self.old_candidate_id = self.groups = self.old_groups = self.reads = NULL
+        self.old_reads = self.listed_frame = self.cell_tick = self.read_mark = NULL
+        self.occupied = NULL
+        self.columns = self.values = self.slots = self.candidate_option = NULL
+        self.candidate_writes = self.write_slot = self.write_value = NULL
+        self.old_candidate_option = self.old_candidate_writes = NULL
+        self.old_write_slot = self.old_write_value = NULL
 
     def __init__(self, Program program, seed=0, setup=None, turn_limit=None, log=True):
         cdef int64_t i, c, n, base
@@ -407,6 +444,33 @@ cdef class State:
         self.write_capacity = 1024
         self.write_slot = <int64_t *>malloc(sizeof(int64_t) * self.write_capacity)
         self.write_value = <int64_t *>malloc(sizeof(int64_t) * self.write_capacity)
+        self.old_candidate_capacity = self.candidate_capacity
+        self.old_candidate_id = <int64_t *>malloc(sizeof(int64_t) * self.candidate_capacity)
+        self.old_candidate_option = <int64_t *>malloc(sizeof(int64_t) * self.candidate_capacity)
+        self.old_candidate_writes = <int64_t *>malloc(sizeof(int64_t) * self.candidate_capacity)
+        self.old_write_capacity = self.write_capacity
+        self.old_write_slot = <int64_t *>malloc(sizeof(int64_t) * self.write_capacity)
+        self.old_write_value = <int64_t *>malloc(sizeof(int64_t) * self.write_capacity)
+        self.group_capacity = self.old_group_capacity = 64
+        self.groups = <int64_t *>malloc(sizeof(int64_t) * GROUP_WIDTH * 64)
+        self.old_groups = <int64_t *>malloc(sizeof(int64_t) * GROUP_WIDTH * 64)
+        self.read_capacity = self.old_read_capacity = 1024
+        self.reads = <int64_t *>malloc(sizeof(int64_t) * 1024)
+        self.old_reads = <int64_t *>malloc(sizeof(int64_t) * 1024)
+        self.listed_frame = <int64_t *>malloc(sizeof(int64_t) * (p.max_frame + 1))
+        self.cell_tick = <int64_t *>calloc(p.n_cells + 1, sizeof(int64_t))
+        self.read_mark = <int64_t *>calloc(p.n_cells + 1, sizeof(int64_t))
+        if (self.old_candidate_id == NULL or self.old_candidate_option == NULL
+                or self.old_candidate_writes == NULL or self.old_write_slot == NULL
+                or self.old_write_value == NULL or self.groups == NULL
+                or self.old_groups == NULL or self.reads == NULL or self.old_reads == NULL
+                or self.listed_frame == NULL or self.cell_tick == NULL
+                or self.read_mark == NULL):
+            raise MemoryError()
+        self.n_groups = self.old_n_groups = self.n_reads = self.old_n_reads = 0
+        self.old_n_candidates = self.old_write_top = 0
+        self.tick = self.serial = 0
+        self.recording = self.reusable = False
         if (self.where == NULL or self.occupied == NULL or self.columns == NULL
                 or self.values == NULL or self.slots == NULL or self.temp == NULL
                 or self.heap == NULL or self.candidate_id == NULL
@@ -432,6 +496,18 @@ cdef class State:
         free(self.candidate_writes)
         free(self.write_slot)
         free(self.write_value)
+        free(self.old_candidate_id)
+        free(self.old_candidate_option)
+        free(self.old_candidate_writes)
+        free(self.old_write_slot)
+        free(self.old_write_value)
+        free(self.groups)
+        free(self.old_groups)
+        free(self.reads)
+        free(self.old_reads)
+        free(self.listed_frame)
+        free(self.cell_tick)
+        free(self.read_mark)
 
     # ------------------------------------------------------------ errors
     cdef int fail(self, str message, int64_t rule) except -1:
@@ -542,6 +618,10 @@ cdef class State:
         for i in range(self.write_top):
             self.write_value[i] = self.forward(old, self.write_value[i])
         self.last_roll = self.forward(old, self.last_roll)
+        for i in range(self.listed_size):
+            self.listed_frame[i] = self.forward(old, self.listed_frame[i])
+        for i in range(self.n_groups):
+            self.groups[GROUP_WIDTH * i + 1] = self.forward(old, self.groups[GROUP_WIDTH * i + 1])
         free(old)
         self.heap_limit = max(1 << 13, 2 * self.heap_top)
         return 0
@@ -990,14 +1070,40 @@ cdef class State:
             return NONE
         raise TypeError(f"the VM holds no value {value!r}")
 
+    # ------------------------------------------------------------ what changed, what was read
+    cdef inline void touch(self, int64_t cell) noexcept:
+        """A write to ``cell``: stamp it with the next tick."""
+        self.tick += 1
+        self.cell_tick[cell] = self.tick
+
+    cdef int see(self, int64_t cell) except -1:
+        """A read of ``cell`` while a listing group is recorded: note it once."""
+        cdef int64_t *grown
+        if self.read_mark[cell] == self.serial:
+            return 0
+        self.read_mark[cell] = self.serial
+        if self.n_reads >= self.read_capacity:
+            self.read_capacity *= 2
+            grown = <int64_t *>realloc(self.reads, sizeof(int64_t) * self.read_capacity)
+            if grown == NULL:
+                raise MemoryError()
+            self.reads = grown
+        self.reads[self.n_reads] = cell
+        self.n_reads += 1
+        return 0
+
     # ------------------------------------------------------------ the board
     cdef int put(self, int64_t piece, int64_t place) except -1:
         cdef Program p = self.program
         cdef int64_t old = self.where[piece]
         if old == place:
             return 0
+        self.touch(piece)
         if old >= 0:
             self.occupied[old * p.piece_words + piece // 64] &= ~((<uint64_t>1) << (piece % 64))
+            self.touch(p.cell_occupied + old)
+        if place >= 0:
+            self.touch(p.cell_occupied + place)
         self.where[piece] = place
         if place >= 0:
             self.occupied[place * p.piece_words + piece // 64] |= (<uint64_t>1) << (piece % 64)
@@ -1009,6 +1115,8 @@ cdef class State:
         cdef int64_t start = self.temp_top
         cdef int64_t k, b
         cdef uint64_t bits
+        if self.recording:
+            self.see(p.cell_occupied + place)
         for k in range(p.piece_words):
             bits = self.occupied[place * p.piece_words + k]
             b = 0
@@ -1056,6 +1164,8 @@ cdef class State:
         mode, index = read >> 32, read & LOW32
         i = pay(w)
         if mode == 1:
+            if self.recording:
+                self.see(p.cell_column + p.t_column_base[index] + i)
             return self.columns[p.t_column_base[index] + i]
         if mode == 2:
             d = p.t_derived + 3 * index
@@ -1069,6 +1179,8 @@ cdef class State:
         if mode == 3:
             if owner == 0:
                 if index == 0:
+                    if self.recording:
+                        self.see(i)
                     return mk(T_PLACE, self.where[i]) if self.where[i] >= 0 else NONE
                 if index == 1:
                     return (mk(T_PLAYER, p.t_piece_side[i]) if p.t_piece_side[i] >= 0
@@ -1308,6 +1420,8 @@ cdef class State:
         if op == X_NOT:
             return boolw(not self.holds(self.kid(E[o + 4], s, cx)))
         if op == X_GLOBAL:
+            if self.recording:
+                self.see(self.program.cell_value + E[o + 1])
             return self.values[E[o + 1]]
         if op == X_EACH:
             return self.each(o, s, cx)
@@ -1355,10 +1469,16 @@ cdef class State:
                 return FALSE
             return TRUE
         if op == X_TURN:
+            if self.recording:
+                self.see(p.cell_turn)
             return mk(T_INT, self.turn)
         if op == X_PHASE:
+            if self.recording:
+                self.see(p.cell_turn + 1)
             return mk(T_TEXT, p.t_phase_name[self.phase])
         if op == X_ROLLED:
+            if self.recording:
+                self.see(p.cell_turn + 2)
             return self.last_roll
         if op == X_LIST or op == X_SET:
             start = self.temp_top
@@ -1844,6 +1964,7 @@ cdef class State:
         cdef int t
         if op == I_SETGLOBAL:
             self.values[ins[1]] = self.kid(p.args[ins[4]], s, cx)
+            self.touch(p.cell_value + ins[1])
         elif op == I_SETATTR:
             a = self.kid(p.args[ins[4]], s, cx)
             b = self.kid(p.args[ins[4] + 1], s, cx)
@@ -1854,6 +1975,7 @@ cdef class State:
                 self.fail(f"cannot set {self.text_of(a)}.{p.strings[ins[8]]}: not a declared "
                           f"attribute", -1)
             self.columns[p.t_column_base[column] + pay(a)] = b
+            self.touch(p.cell_column + p.t_column_base[column] + pay(a))
         elif op == I_PUT:
             a = self.kid(p.args[ins[4]], s, cx)
             b = self.kid(p.args[ins[4] + 1], s, cx)
@@ -1900,8 +2022,10 @@ cdef class State:
                     self.revealed.add((pay(x), pay(y)))
         elif op == I_PHASE:
             self.phase = ins[1]
+            self.touch(p.cell_turn + 1)
         elif op == I_ENDTURN:
             self.turn += 1
+            self.touch(p.cell_turn)
             self.frame_pc[d] = ins[3]
             if self.turn_limit >= 0 and self.turn > self.turn_limit:
                 self.turn = self.turn_limit
@@ -1961,7 +2085,12 @@ cdef class State:
     cdef int candidates(self) except -1:
         """Every legal action of the pending decision, option by option: each option's
         parameters walked over their domains on a copy of the frame, its bindings
-        computed, its filter and the forbid clauses on its action tested."""
+        computed, its filter and the forbid clauses on its action tested.
+
+        The candidates of one value of an option's first parameter are a group, listed
+        with the cells of state it read (``see``). When the decision is the one listed
+        last (same instruction, same frame), a group none of whose cells was written
+        since is taken from that listing instead of being listed again."""
         cdef Program p = self.program
         cdef int64_t d = self.depth - 1
         cdef int64_t proc = self.frame_proc[d]
@@ -1969,10 +2098,19 @@ cdef class State:
         cdef int64_t *frame = self.frame_slots()
         cdef int64_t n = p.proc_frame[proc], k
         cdef int64_t *scratch
+        cdef bint reuse
         cdef Ctx cx
         if self.listed:
             return 0
-        self.n_candidates = self.write_top = 0
+        reuse = (self.reusable and self.listed_pc == self.frame_pc[d]
+                 and self.listed_depth == self.depth and self.listed_size == n
+                 and self.same_frame(frame, p.t_decision_mask + ins[9], n))
+        self.swap_listings()
+        if not reuse:
+            self.old_n_groups = 0
+        self.n_candidates = self.write_top = self.n_groups = self.n_reads = 0
+        self.cursor = 0
+        self.reusable = False
         scratch = self.push(n)
         memcpy(scratch, frame, sizeof(int64_t) * n)
         cx.slots, cx.names, cx.bound = scratch, self.scope(p.proc_scope[proc]), NULL
@@ -1982,10 +2120,146 @@ cdef class State:
                 scratch[ins[1]] = self.chooser(ins, frame, &cx)
                 cx.slots = scratch
             for k in range(ins[7]):
-                self.walk(ins[6] + k, 0, scratch, &cx)
+                self.list_option(ins[6] + k, scratch, &cx)
         finally:
+            self.recording = False
             self.pop(scratch)
-        self.listed = True
+        self.listed = self.reusable = True
+        self.listed_pc, self.listed_depth, self.listed_size = self.frame_pc[d], self.depth, n
+        memcpy(self.listed_frame, frame, sizeof(int64_t) * n)
+        return 0
+
+    cdef bint same_frame(self, int64_t *frame, int64_t *unread, int64_t n) noexcept:
+        """Whether the frame's slots the listing may read are the kept listing's
+        (``unread``: a flag per slot, set for those it cannot read first)."""
+        cdef int64_t i
+        for i in range(n):
+            if not unread[i] and frame[i] != self.listed_frame[i]:
+                return False
+        return True
+
+    cdef void swap_listings(self) noexcept:
+        """The listing just used becomes the kept one, the kept one's arrays the new."""
+        self.candidate_id, self.old_candidate_id = self.old_candidate_id, self.candidate_id
+        self.candidate_option, self.old_candidate_option = (self.old_candidate_option,
+                                                            self.candidate_option)
+        self.candidate_writes, self.old_candidate_writes = (self.old_candidate_writes,
+                                                            self.candidate_writes)
+        self.candidate_capacity, self.old_candidate_capacity = (self.old_candidate_capacity,
+                                                                self.candidate_capacity)
+        self.n_candidates, self.old_n_candidates = self.old_n_candidates, self.n_candidates
+        self.write_slot, self.old_write_slot = self.old_write_slot, self.write_slot
+        self.write_value, self.old_write_value = self.old_write_value, self.write_value
+        self.write_capacity, self.old_write_capacity = (self.old_write_capacity,
+                                                        self.write_capacity)
+        self.write_top, self.old_write_top = self.old_write_top, self.write_top
+        self.groups, self.old_groups = self.old_groups, self.groups
+        self.group_capacity, self.old_group_capacity = (self.old_group_capacity,
+                                                        self.group_capacity)
+        self.n_groups, self.old_n_groups = self.old_n_groups, self.n_groups
+        self.reads, self.old_reads = self.old_reads, self.reads
+        self.read_capacity, self.old_read_capacity = self.old_read_capacity, self.read_capacity
+        self.n_reads, self.old_n_reads = self.old_n_reads, self.n_reads
+
+    cdef int list_option(self, int64_t option, int64_t *scratch, Ctx *cx) except -1:
+        """One option's candidates, group by group (one group when it has no parameter)."""
+        cdef Program p = self.program
+        cdef int64_t *opt = p.opts + option * OPTION_WIDTH
+        cdef int64_t slot, domain, j, n
+        if opt[2] == 0:
+            return self.group(option, NONE, scratch, cx)
+        slot = p.pairs[2 * opt[1]]
+        domain = self.seq(self.kid(p.pairs[2 * opt[1] + 1], scratch, cx))
+        n = self.obj(domain)[0]
+        for j in range(n):
+            scratch[slot] = self.obj(domain)[1 + j]
+            self.group(option, scratch[slot], scratch, cx)
+        return 0
+
+    cdef int group(self, int64_t option, int64_t key, int64_t *scratch, Ctx *cx) except -1:
+        cdef Program p = self.program
+        cdef int64_t *opt = p.opts + option * OPTION_WIDTH
+        cdef int64_t g = self.kept_group(option, key)
+        cdef int64_t first = self.n_candidates, reads = self.n_reads, at
+        cdef int64_t tick = self.tick
+        if g >= 0:
+            self.groups_reused += 1
+            self.copy_group(g)
+            tick = self.old_groups[GROUP_WIDTH * g + 2]
+        else:
+            self.groups_listed += 1
+            self.serial += 1
+            self.recording = True
+            self.walk(option, 1 if opt[2] > 0 else 0, scratch, cx)
+            self.recording = False
+        if self.n_groups >= self.group_capacity:
+            self.group_capacity *= 2
+            self.groups = <int64_t *>realloc(self.groups,
+                                             sizeof(int64_t) * GROUP_WIDTH * self.group_capacity)
+            if self.groups == NULL:
+                raise MemoryError()
+        at = GROUP_WIDTH * self.n_groups
+        self.groups[at] = option
+        self.groups[at + 1] = key
+        self.groups[at + 2] = tick
+        self.groups[at + 3] = reads
+        self.groups[at + 4] = self.n_reads - reads
+        self.groups[at + 5] = first
+        self.groups[at + 6] = self.n_candidates - first
+        self.n_groups += 1
+        return 0
+
+    cdef int64_t kept_group(self, int64_t option, int64_t key) noexcept:
+        """The kept group of ``option`` and first parameter ``key`` if none of the cells it
+        read was written since it was listed, else -1."""
+        cdef int64_t g = -1, i, at
+        cdef int64_t *group
+        if self.cursor < self.old_n_groups:
+            at = GROUP_WIDTH * self.cursor
+            if self.old_groups[at] == option and self.old_groups[at + 1] == key:
+                g = self.cursor
+        if g < 0:
+            for i in range(self.old_n_groups):
+                at = GROUP_WIDTH * i
+                if self.old_groups[at] == option and self.old_groups[at + 1] == key:
+                    g = i
+                    break
+        if g < 0:
+            return -1
+        self.cursor = g + 1
+        group = self.old_groups + GROUP_WIDTH * g
+        for i in range(group[3], group[3] + group[4]):
+            if self.cell_tick[self.old_reads[i]] > group[2]:
+                return -1
+        return g
+
+    cdef int copy_group(self, int64_t g) except -1:
+        """Take kept group ``g``'s candidates and reads into the listing being made."""
+        cdef Program p = self.program
+        cdef int64_t *group = self.old_groups + GROUP_WIDTH * g
+        cdef int64_t c, k, n, w, option
+        cdef int64_t *grown
+        for c in range(group[5], group[5] + group[6]):
+            option = self.old_candidate_option[c]
+            n = p.opts[option * OPTION_WIDTH + 2] + p.opts[option * OPTION_WIDTH + 4]
+            self.room(n)
+            self.candidate_id[self.n_candidates] = self.old_candidate_id[c]
+            self.candidate_option[self.n_candidates] = option
+            self.candidate_writes[self.n_candidates] = self.write_top
+            self.n_candidates += 1
+            w = self.old_candidate_writes[c]
+            for k in range(n):
+                self.write_slot[self.write_top] = self.old_write_slot[w + k]
+                self.write_value[self.write_top] = self.old_write_value[w + k]
+                self.write_top += 1
+        while self.n_reads + group[4] > self.read_capacity:
+            self.read_capacity *= 2
+            grown = <int64_t *>realloc(self.reads, sizeof(int64_t) * self.read_capacity)
+            if grown == NULL:
+                raise MemoryError()
+            self.reads = grown
+        memcpy(self.reads + self.n_reads, self.old_reads + group[3], sizeof(int64_t) * group[4])
+        self.n_reads += group[4]
         return 0
 
     cdef int walk(self, int64_t option, int64_t i, int64_t *scratch, Ctx *cx) except -1:
@@ -2010,6 +2284,29 @@ cdef class State:
         self.add_candidate(option, opt, scratch)
         return 0
 
+    cdef int room(self, int64_t writes) except -1:
+        """Room for one more candidate and ``writes`` more writes."""
+        if self.n_candidates >= self.candidate_capacity:
+            self.candidate_capacity *= 2
+            self.candidate_id = <int64_t *>realloc(self.candidate_id,
+                                                   sizeof(int64_t) * self.candidate_capacity)
+            self.candidate_option = <int64_t *>realloc(
+                self.candidate_option, sizeof(int64_t) * self.candidate_capacity)
+            self.candidate_writes = <int64_t *>realloc(
+                self.candidate_writes, sizeof(int64_t) * self.candidate_capacity)
+            if (self.candidate_id == NULL or self.candidate_option == NULL
+                    or self.candidate_writes == NULL):
+                raise MemoryError()
+        while self.write_top + writes > self.write_capacity:
+            self.write_capacity *= 2
+            self.write_slot = <int64_t *>realloc(self.write_slot,
+                                                 sizeof(int64_t) * self.write_capacity)
+            self.write_value = <int64_t *>realloc(self.write_value,
+                                                  sizeof(int64_t) * self.write_capacity)
+            if self.write_slot == NULL or self.write_value == NULL:
+                raise MemoryError()
+        return 0
+
     cdef int add_candidate(self, int64_t option, int64_t *opt, int64_t *scratch) except -1:
         cdef Program p = self.program
         cdef int64_t action = opt[0], number = 0, j, at, kind, size, w, position
@@ -2024,25 +2321,7 @@ cdef class State:
             if position < 0 or position >= size:
                 raise p.rules_error(f"{self.text_of(w)} is outside the action's range")
             number = number * size + position
-        if self.n_candidates >= self.candidate_capacity:
-            self.candidate_capacity *= 2
-            self.candidate_id = <int64_t *>realloc(self.candidate_id,
-                                                   sizeof(int64_t) * self.candidate_capacity)
-            self.candidate_option = <int64_t *>realloc(
-                self.candidate_option, sizeof(int64_t) * self.candidate_capacity)
-            self.candidate_writes = <int64_t *>realloc(
-                self.candidate_writes, sizeof(int64_t) * self.candidate_capacity)
-            if (self.candidate_id == NULL or self.candidate_option == NULL
-                    or self.candidate_writes == NULL):
-                raise MemoryError()
-        while self.write_top + count > self.write_capacity:
-            self.write_capacity *= 2
-            self.write_slot = <int64_t *>realloc(self.write_slot,
-                                                 sizeof(int64_t) * self.write_capacity)
-            self.write_value = <int64_t *>realloc(self.write_value,
-                                                  sizeof(int64_t) * self.write_capacity)
-            if self.write_slot == NULL or self.write_value == NULL:
-                raise MemoryError()
+        self.room(count)
         self.candidate_id[self.n_candidates] = p.t_action_base[action] + number
         self.candidate_option[self.n_candidates] = option
         self.candidate_writes[self.n_candidates] = self.write_top
@@ -2228,6 +2507,7 @@ cdef class State:
                 else:
                     s[ins[1]] = mk(T_TEXT, p.t_roll_faces[number - p.roll_base - p.roll_max - 1])
                 self.last_roll = s[ins[1]]
+                self.touch(p.cell_turn + 2)
             self.frame_pc[d] += 1
         else:
             self.candidates()
@@ -2265,7 +2545,6 @@ cdef class State:
                 if self.chooser(ins, s, &cx) == NONE:
                     self.frame_pc[d] += 1
         self.listed = False
-        self.n_candidates = self.write_top = 0
         self.run()
         return 0
 

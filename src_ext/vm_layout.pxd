@@ -41,6 +41,7 @@ cdef enum:
     SLOT_CAPACITY = 8192
     TEMP_CAPACITY = 65536
     TRAIL_WORDS = 16
+    GROUP_WIDTH = 7
 
 
 cdef struct Bind:

@@ -191,3 +191,28 @@ def test_a_clone_is_independent() -> None:
     assert copy.random_playout(9) == twin.random_playout(9)
     assert copy.outcome.winners == twin.outcome.winners
     assert (state.legal_action_ids(), state.current_player(), len(state.log)) == before
+
+
+@pytest.mark.parametrize(("name", "options", "scenario", "new_game", "steps"), [
+    ("cortes", "veteran", None, {"setup": "historical", "turn_limit": 4}, 600),
+    ("grands_strateges", "all", "I", {}, 400),
+])
+def test_a_kept_listing_is_the_listing_made_anew(name: str, options: str,
+                                                 scenario: str | None,
+                                                 new_game: dict[str, Any], steps: int) -> None:
+    """The groups a decision takes from the listing before it (none of the cells they read
+    written since) give what listing the decision anew gives: at every decision of a
+    random game, the legal ids equal those of a clone, which lists from nothing."""
+    _, vm = executors(name, options, scenario)
+    state = vm.new_game(seed=5, log=False, **new_game)
+    pick = random.Random(5)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_chance()
+            continue
+        ids = state.legal_action_ids()
+        assert ids == state.clone().legal_action_ids()
+        state.apply(pick.choice(ids))
+    assert state.groups_reused > 0

@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
+import attrs
+
 from ...errors import CortesRulesError
 from ...rule_numbers import rule_key
 from .. import ir
@@ -83,6 +85,7 @@ class Compiler:
         self.places = {p.id: i for i, p in enumerate(game.places)}
         self._trail: dict[str, int] = {}
         self._trail_at: list[int] = []    # offsets in ``expr`` holding a trail number
+        self._ctx_names: frozenset[str] | None = None
 
     # ------------------------------------------------------------ words
     def string(self, text: str) -> int:
@@ -442,6 +445,11 @@ class Compiler:
                 text = self.string(ins.text)
             if ins.op == "fail":
                 text = self.string(f"{ins.text} [rule {ins.rule}]")
+            if ins.op in ("choose", "sealed"):
+                names: dict[str, int] = {}
+                for i, n in enumerate(proc.slot_names):
+                    names.setdefault(n, i)
+                extra = self._decision_mask(ins, out.proc_frame[index], names)
             args_at = len(out.args)
             out.args.extend(self.expr(x) for x in ins.args)
             opts_at = len(out.options) // L.OPTION_WIDTH
@@ -454,6 +462,46 @@ class Compiler:
             while len(out.keys) <= start + pc:
                 out.keys.append(())
             out.keys[start + pc] = ins.keys
+
+    def _decision_mask(self, ins: ir.Instr, frame: int, names: dict[str, int]) -> int:
+        """Where the flags of a decision start: one per slot of its frame, 0 for a slot
+        its listing may read before writing it (a slot its options' expressions read,
+        the slot of any name a clause may read from the frame that consults it, a
+        sealed choice's queue), 1 for the others (those it writes first: its options'
+        parameters and bindings, a sealed choice's chooser). A listing kept from the same decision
+        is reused only when the frame's slots flagged 0 are as they were
+        (``State.candidates``)."""
+        read: set[int] = set()
+        written = {ins.a} if ins.op == "sealed" else set()
+        for option in ins.options:
+            written |= {slot for slot, _ in (*option.params, *option.bindings)}
+            for _, e in (*option.params, *option.bindings):
+                read |= _free_slots(e)
+            if option.where is not None:
+                read |= _free_slots(option.where)
+        if ins.op == "sealed":
+            read |= _free_slots(ins.args[0]) | {ins.b}
+        read |= {names[n] for n in self._context_names() if n in names}
+        table = self.out.tables.setdefault("decision_mask", [])
+        at = len(table)
+        table.extend(int(i not in read or i in written) for i in range(frame))
+        return at
+
+    def _context_names(self) -> frozenset[str]:
+        """Every name a clause reads from the frame that consults it (``Ctx``)."""
+        if self._ctx_names is None:
+            found: set[str] = set()
+            stack: list[Any] = [self.game]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ir.Ctx):
+                    found.add(node.name)
+                if isinstance(node, (tuple, list)):
+                    stack.extend(node)
+                elif attrs.has(type(node)):
+                    stack.extend(getattr(node, f.name) for f in attrs.fields(type(node)))
+            self._ctx_names = frozenset(found)
+        return self._ctx_names
 
     def _option(self, option: ir.Option, start: int) -> None:
         out = self.out
@@ -483,6 +531,21 @@ def compile_game(game: ir.Game) -> Compiled:
     """The VM's tables for one lowered rulebook; ``VMUnsupported`` names what it
     cannot run yet."""
     return Compiler(game).compile()
+
+
+def _free_slots(e: Any, bound: frozenset[int] = frozenset()) -> set[int]:
+    """The slots an expression reads that no comprehension inside it binds first."""
+    if isinstance(e, ir.Slot):
+        return set() if e.index in bound else {e.index}
+    if isinstance(e, ir.Each):
+        inner = bound | {e.slot}
+        return (_free_slots(e.domain, bound) | _free_slots(e.default, bound)
+                | _free_slots(e.where, inner) | _free_slots(e.element, inner))
+    if isinstance(e, ir.Op):
+        return set().union(*(_free_slots(a, bound) for a in e.args))
+    if isinstance(e, ir.Ctx):
+        return _free_slots(e.default, bound)
+    return set()
 
 
 def _ref_value(b: Board, e: ir.Ref) -> Any:
