@@ -179,6 +179,8 @@ cdef class Program:
     cdef int64_t *t_phase_name
     cdef int64_t *t_attr_read
     cdef int64_t *t_decision_mask
+    cdef int64_t *t_is_piece
+    cdef int64_t *t_is_place
     cdef int64_t n_pieces, n_places, n_players, n_seats, n_values, n_columns, column_words
     cdef int64_t n_names, n_props, n_endings, n_actions, n_roll_faces, piece_words
     cdef int64_t roll_base, roll_size, roll_max, draw_base, main, empty_scope, empty_set
@@ -262,6 +264,8 @@ cdef class Program:
         self.t_phase_name = self._array(t["phase_name"])
         self.t_attr_read = self._array(t["attr_read"])
         self.t_decision_mask = self._array(t.get("decision_mask", []))
+        self.t_is_piece = self._array(t["is_piece"])
+        self.t_is_place = self._array(t["is_place"])
         self.n_pieces = len(t["piece_side"])
         self.n_places = len(t["place_id"])
         self.n_players = len(t["player_name"])
@@ -1382,21 +1386,21 @@ cdef class State:
             if w == UNB:
                 raise self.program.rules_error("a variable is read before it is set")
             return w
-        if op == X_CONST:
+        elif op == X_CONST:
             return E[o + 1]
-        if op == X_ATTR:
+        elif op == X_ATTR:
             return self.attr(self.kid(E[o + 4], s, cx), E[o + 1], E[o + 2])
-        if op == X_AND:
+        elif op == X_AND:
             for i in range(E[o + 3]):
                 if not self.holds(self.kid(E[o + 4 + i], s, cx)):
                     return FALSE
             return TRUE
-        if op == X_OR:
+        elif op == X_OR:
             for i in range(E[o + 3]):
                 if self.holds(self.kid(E[o + 4 + i], s, cx)):
                     return TRUE
             return FALSE
-        if op == X_CTX:
+        elif op == X_CTX:
             bound = cx.bound
             while bound != NULL:
                 if bound.name == E[o + 1] and bound.value != UNB:
@@ -1409,32 +1413,37 @@ cdef class State:
                 name = list(self.program.compiled.names)[E[o + 1]]
                 raise self.program.rules_error(f"unknown name {name!r}")
             return self.kid(E[o + 4], s, cx)
-        if op == X_EQ or op == X_NE:
+        elif op == X_EQ or op == X_NE:
             a = self.kid(E[o + 4], s, cx)
             b = self.kid(E[o + 5], s, cx)
             return boolw(self.same(a, b) == (op == X_EQ))
-        if op == X_IF:
+        elif op == X_IF:
             if self.holds(self.kid(E[o + 4], s, cx)):
                 return self.kid(E[o + 5], s, cx)
             return self.kid(E[o + 6], s, cx)
-        if op == X_NOT:
+        elif op == X_NOT:
             return boolw(not self.holds(self.kid(E[o + 4], s, cx)))
-        if op == X_GLOBAL:
+        elif op == X_GLOBAL:
             if self.recording:
                 self.see(self.program.cell_value + E[o + 1])
             return self.values[E[o + 1]]
-        if op == X_EACH:
+        elif op == X_EACH:
             return self.each(o, s, cx)
-        if op == X_FUNCTION:
+        elif op == X_FUNCTION:
             return self.function(o, s, cx)
-        if op == X_IS:
-            return boolw(self.is_test(self.kid(E[o + 4], s, cx), E[o + 2]))
-        if op == X_INDEX:
+        elif op == X_IS:
+            w = self.kid(E[o + 4], s, cx)
+            if tag(w) == T_PIECE:
+                return boolw(self.program.t_is_piece[E[o + 1] * self.program.n_pieces + pay(w)])
+            if tag(w) == T_PLACE:
+                return boolw(self.program.t_is_place[E[o + 1] * self.program.n_places + pay(w)])
+            return boolw(self.is_test(w, E[o + 2]))
+        elif op == X_INDEX:
             a = self.kid(E[o + 4], s, cx)
             return self.index(a, self.kid(E[o + 5], s, cx))
-        if op >= X_HOOK and op <= X_HOOK_APPLIED:
+        elif op in (X_HOOK, X_HOOK_RULES, X_HOOK_FAILING, X_HOOK_APPLIED):
             return self.applying(E[o + 1], cx, op - X_HOOK)
-        if op >= X_ADD and op <= X_MOD:
+        elif op in (X_ADD, X_SUB, X_MUL, X_DIV, X_MOD):
             a = self.kid(E[o + 4], s, cx)
             b = self.kid(E[o + 5], s, cx)
             if tag(a) == T_INT and tag(b) == T_INT:
@@ -1443,11 +1452,11 @@ cdef class State:
                 if op == X_SUB:
                     return mk(T_INT, pay(a) - pay(b))
             return self.arith(op, a, b)
-        if op >= X_LT and op <= X_GE:
+        elif op in (X_LT, X_LE, X_GT, X_GE):
             a = self.kid(E[o + 4], s, cx)
             b = self.kid(E[o + 5], s, cx)
             return boolw(self.compare(op, a, b))
-        if op == X_IN or op == X_NOTIN:
+        elif op == X_IN or op == X_NOTIN:
             a = self.kid(E[o + 4], s, cx)
             b = self.kid(E[o + 5], s, cx)
             return boolw(self.contains(b, a) == (op == X_IN))

@@ -86,6 +86,7 @@ class Compiler:
         self._trail: dict[str, int] = {}
         self._trail_at: list[int] = []    # offsets in ``expr`` holding a trail number
         self._ctx_names: frozenset[str] | None = None
+        self._is_keys: dict[str, int] = {}   # the names ``is`` tests, numbered
 
     # ------------------------------------------------------------ words
     def string(self, text: str) -> int:
@@ -197,8 +198,11 @@ class Compiler:
             raise VMUnsupported(f"the VM does not run {op!r} yet [rule {e.rule}]")
         key = 0
         key2 = 0
-        if op in ("attr", "is"):
+        if op == "attr":
             key = self.name(e.key)
+            key2 = self.string(e.key)
+        elif op == "is":
+            key = self._is_keys.setdefault(e.key, len(self._is_keys))
             key2 = self.string(e.key)
         elif op.startswith("hook"):
             key = next((i for i, h in enumerate(self.game.hooks) if h.name == e.key), -1)
@@ -352,6 +356,9 @@ class Compiler:
         out.sequence_rule = game.main.rule
         self._finish_scopes()
         self._number_trail()
+        # ``x is name`` of a piece (its tags) or a place (its features), static: a table
+        t["is_piece"] = [int(k in p.tags) for k in self._is_keys for p in game.pieces]
+        t["is_place"] = [int(k in p.features) for k in self._is_keys for p in game.places]
         return out
 
     def _number_trail(self) -> None:
