@@ -181,6 +181,7 @@ cdef class Program:
     cdef int64_t *t_decision_mask
     cdef int64_t *t_is_piece
     cdef int64_t *t_is_place
+    cdef int64_t *t_membership
     cdef int64_t n_pieces, n_places, n_players, n_seats, n_values, n_columns, column_words
     cdef int64_t n_names, n_props, n_endings, n_actions, n_roll_faces, piece_words
     cdef int64_t roll_base, roll_size, roll_max, draw_base, main, empty_scope, empty_set
@@ -266,6 +267,7 @@ cdef class Program:
         self.t_decision_mask = self._array(t.get("decision_mask", []))
         self.t_is_piece = self._array(t["is_piece"])
         self.t_is_place = self._array(t["is_place"])
+        self.t_membership = self._array(t.get("membership", []))
         self.n_pieces = len(t["piece_side"])
         self.n_places = len(t["place_id"])
         self.n_players = len(t["player_name"])
@@ -1456,6 +1458,18 @@ cdef class State:
             a = self.kid(E[o + 4], s, cx)
             b = self.kid(E[o + 5], s, cx)
             return boolw(self.compare(op, a, b))
+        elif op == X_IN_STATIC or op == X_NOTIN_STATIC:
+            w = self.kid(E[o + 4], s, cx)
+            if tag(w) == T_PIECE:
+                i = self.program.t_membership[E[o + 1] + pay(w)]
+            elif tag(w) == T_PLACE:
+                i = self.program.t_membership[E[o + 1] + self.program.n_pieces + pay(w)]
+            elif tag(w) == T_PLAYER:
+                i = self.program.t_membership[E[o + 1] + self.program.n_pieces
+                                              + self.program.n_places + pay(w)]
+            else:
+                i = self.contains(E[o + 2], w)
+            return boolw((i != 0) == (op == X_IN_STATIC))
         elif op == X_IN or op == X_NOTIN:
             a = self.kid(E[o + 4], s, cx)
             b = self.kid(E[o + 5], s, cx)

@@ -34,6 +34,8 @@ from ...errors import CortesRulesError
 from ...rule_numbers import rule_key
 from .. import ir
 from ..run.board import Board
+from ..run.evaluate import UNBOUND, Evaluator, Scope
+from ..run.state import State
 from ..run.values import in_order as _canonical
 from . import layout as L
 
@@ -87,6 +89,7 @@ class Compiler:
         self._trail_at: list[int] = []    # offsets in ``expr`` holding a trail number
         self._ctx_names: frozenset[str] | None = None
         self._is_keys: dict[str, int] = {}   # the names ``is`` tests, numbered
+        self._folder: _Folder | None = None
 
     # ------------------------------------------------------------ words
     def string(self, text: str) -> int:
@@ -178,6 +181,14 @@ class Compiler:
 
     def _expr(self, e: ir.Expr) -> int:
         b = self.board
+        if isinstance(e, (ir.Op, ir.Each)) and _static(e):
+            folded = self.fold(e)
+            if folded is not None:
+                return self.node("const", folded)
+        if isinstance(e, ir.Op) and e.op in ("in", "notin"):
+            table = self.membership(e.args[1])
+            if table is not None:
+                return self.node(f"{e.op}_static", table[0], table[1], [self.expr(e.args[0])])
         if isinstance(e, ir.Const):
             return self.node("const", self.word(e.value))
         if isinstance(e, ir.Slot):
@@ -223,6 +234,39 @@ class Compiler:
                      "forbids_reading": b.forbids_reading}[op](arg.value)
             return self.node("const", self.word(tuple(value)))
         return self.node(op, key, key2, [self.expr(a) for a in e.args])
+
+    def fold(self, e: ir.Expr) -> int | None:
+        """The word of an expression that reads nothing of the state (``_static``),
+        computed once here by the reference interpreter; None when it cannot be (it
+        raises, or its value is no word)."""
+        if self._folder is None:
+            self._folder = _Folder(self.board)
+        try:
+            value = self._folder.value(e, [UNBOUND] * 256, Scope({}, []))
+            return self.word(value)
+        except Exception:  # noqa: BLE001 - what fails to fold is evaluated in play
+            return None
+
+    def membership(self, e: ir.Expr) -> tuple[int, int] | None:
+        """For ``x in C`` with C static: where a table of which pieces, places and players
+        are in C starts, and C's word (for any other x); None when C is not static."""
+        if not (isinstance(e, ir.Ref) or (isinstance(e, (ir.Op, ir.Each)) and _static(e))):
+            return None
+        collection = self.expr(e)
+        expr = self.out.expr
+        if expr[collection] != L.EXPRESSION_OP["const"]:
+            return None
+        word = expr[collection + 1]
+        if word & 15 not in (L.TAG["list"], L.TAG["set"]):
+            return None
+        heap, at = self.out.heap, word >> 5
+        items = set(heap[at + 1:at + 1 + heap[at]])
+        table = self.out.tables.setdefault("membership", [])
+        start = len(table)
+        for tag, count in (("piece", len(self.game.pieces)), ("place", len(self.game.places)),
+                           ("player", len(self.game.players))):
+            table.extend(int(self.tagged(tag, i) in items) for i in range(count))
+        return start, word
 
     # ------------------------------------------------------------ scopes
     def scope(self, names: dict[str, int]) -> int:
@@ -538,6 +582,43 @@ def compile_game(game: ir.Game) -> Compiled:
     """The VM's tables for one lowered rulebook; ``VMUnsupported`` names what it
     cannot run yet."""
     return Compiler(game).compile()
+
+
+class _Folder(Evaluator):
+    """The reference interpreter's expressions over the static game alone: what ``fold``
+    evaluates reads no state."""
+
+    ref = State.ref
+
+    def __init__(self, board: Board) -> None:
+        self.board, self.game = board, board.game
+        self.drawn, self.values = None, []
+
+
+_STATIC_OPS = frozenset((
+    "if", "and", "or", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "mod", "neg",
+    "not", "in", "notin", "list", "set", "is", "distance", "sight_lines", "direction",
+    "hexside", "zone", "count", "len", "any", "all", "sum", "max", "min", "distinct",
+    "set_of", "list_of", "floor", "ceil", "abs", "first", "sorted", "str", "join", "rest",
+    "subsets", "union", "is_number", "neighbours", "adjacent", "columns", "table_rule",
+    "cell"))
+"""The operators whose value depends on their arguments alone (no state, no rule trail)."""
+
+
+def _static(e: Any, bound: frozenset[int] = frozenset()) -> bool:
+    """Whether an expression reads nothing that changes in play (constants, the map, the
+    tables, the slots its own comprehensions bind) and adds nothing to a rule trail."""
+    if e is None or isinstance(e, (ir.Const, ir.Ref)):
+        return True
+    if isinstance(e, ir.Slot):
+        return e.index in bound
+    if isinstance(e, ir.Each):
+        inner = bound | {e.slot}
+        return (_static(e.domain, bound) and _static(e.default, bound)
+                and _static(e.where, inner) and _static(e.element, inner))
+    if isinstance(e, ir.Op):
+        return e.op in _STATIC_OPS and all(_static(a, bound) for a in e.args)
+    return False
 
 
 def _free_slots(e: Any, bound: frozenset[int] = frozenset()) -> set[int]:

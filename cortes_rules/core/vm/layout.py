@@ -34,6 +34,8 @@ EXPRESSION_OPS = (
     "count", "len", "any", "all", "sum", "max", "min", "distinct", "set_of", "list_of",
     "floor", "ceil", "abs", "first", "sorted", "str", "join", "rest", "subsets", "union",
     "is_number", "neighbours", "adjacent", "columns", "table_rule", "cell",
+    # ``x in C`` for a static C: a table of its pieces, places and players (compile.membership)
+    "in_static", "notin_static",
 )
 EXPRESSION_OP = {name: i for i, name in enumerate(EXPRESSION_OPS)}
 
