@@ -369,6 +369,8 @@ cdef class State:
     cdef int64_t tick, serial
     cdef bint recording
     cdef public int64_t groups_reused, groups_listed
+    cdef bint chooser_known    # the sealed choice's next chooser is chooser_word
+    cdef int64_t chooser_word, chooser_pc, chooser_depth
     cdef public int64_t fallbacks
 
     def __cinit__(self):
@@ -476,7 +478,7 @@ cdef class State:
         self.n_groups = self.old_n_groups = self.n_reads = self.old_n_reads = 0
         self.old_n_candidates = self.old_write_top = 0
         self.tick = self.serial = 0
-        self.recording = self.reusable = False
+        self.recording = self.reusable = self.chooser_known = False
         if (self.where == NULL or self.occupied == NULL or self.columns == NULL
                 or self.values == NULL or self.slots == NULL or self.temp == NULL
                 or self.heap == NULL or self.candidate_id == NULL
@@ -1929,7 +1931,7 @@ cdef class State:
         op = ins[0]
         cx.slots, cx.names, cx.bound = s, self.scope(p.proc_scope[proc]), NULL
         if op == I_CHOOSE or op == I_SEALED or op == I_ROLL or op == I_DRAW:
-            if op == I_SEALED and self.chooser(ins, s, &cx) == NONE:
+            if op == I_SEALED and self.next_chooser(ins, s, &cx) == NONE:
                 self.frame_pc[d] = pc + 1
                 return False
             if op == I_CHOOSE or op == I_SEALED:
@@ -2088,6 +2090,17 @@ cdef class State:
             return NULL
         return p.code + self.frame_pc[self.depth - 1] * INSTRUCTION_WIDTH
 
+    cdef int64_t next_chooser(self, int64_t *ins, int64_t *s, Ctx *cx) except? 15:
+        """``chooser``, worked out once per turn of a sealed choice: nothing but taking
+        a decision changes who decides next."""
+        cdef int64_t pc = self.frame_pc[self.depth - 1]
+        if self.chooser_known and self.chooser_pc == pc and self.chooser_depth == self.depth:
+            return self.chooser_word
+        self.chooser_word = self.chooser(ins, s, cx)
+        self.chooser_known = True
+        self.chooser_pc, self.chooser_depth = pc, self.depth
+        return self.chooser_word
+
     cdef int64_t chooser(self, int64_t *ins, int64_t *s, Ctx *cx) except? 15:
         """Who decides next in a sealed choice: the first of args[0] not yet in slot b."""
         cdef int64_t q = s[ins[2]], players, i, j, w
@@ -2140,7 +2153,7 @@ cdef class State:
         try:
             if ins[0] == I_SEALED:
                 cx.slots = frame
-                scratch[ins[1]] = self.chooser(ins, frame, &cx)
+                scratch[ins[1]] = self.next_chooser(ins, frame, &cx)
                 cx.slots = scratch
             for k in range(ins[7]):
                 self.list_option(ins[6] + k, scratch, &cx)
@@ -2417,7 +2430,7 @@ cdef class State:
         proc = self.frame_proc[self.depth - 1]
         cx.slots, cx.names, cx.bound = self.frame_slots(), self.scope(p.proc_scope[proc]), NULL
         if ins[0] == I_SEALED:
-            return self.text_of(self.chooser(ins, self.frame_slots(), &cx))
+            return self.text_of(self.next_chooser(ins, self.frame_slots(), &cx))
         return self.text_of(self.kid(p.args[ins[4]], self.frame_slots(), &cx))
 
     def chance_outcomes(self):
@@ -2519,6 +2532,8 @@ cdef class State:
             raise p.rules_error("the game is over")
         d = self.depth - 1
         s = self.frame_slots()
+        if ins[0] != I_SEALED:
+            self.chooser_known = False
         if ins[0] == I_ROLL or ins[0] == I_DRAW:
             if check and number not in {n for n, _ in self.chance_outcomes()}:
                 raise p.rules_error(f"{p.board.action_text(number)} is not an outcome here")
@@ -2551,7 +2566,8 @@ cdef class State:
             else:
                 proc = self.frame_proc[d]
                 cx.slots, cx.names, cx.bound = s, self.scope(p.proc_scope[proc]), NULL
-                chooser = self.chooser(ins, s, &cx)
+                chooser = self.next_chooser(ins, s, &cx)
+                self.chooser_known = False
                 entry = self.new(T_LIST, 2 + 2 * n)
                 self.obj(entry)[1] = chooser
                 self.obj(entry)[2] = mk(T_INT, option)
@@ -2565,8 +2581,9 @@ cdef class State:
                     self.obj(w)[1 + i] = self.obj(q)[1 + i]
                 self.obj(w)[1 + k] = entry
                 s[ins[2]] = w
-                if self.chooser(ins, s, &cx) == NONE:
+                if self.next_chooser(ins, s, &cx) == NONE:
                     self.frame_pc[d] += 1
+                    self.chooser_known = False
         self.listed = False
         self.run()
         return 0
