@@ -188,6 +188,7 @@ cdef class Program:
     cdef int64_t max_frame, cell_occupied, cell_column, cell_value, cell_turn, n_cells
     cdef readonly object compiled, board
     cdef list strings
+    cdef dict sight_lines
     cdef dict interned
     cdef object line, outcome, cited_rules, rules_error
 
@@ -197,6 +198,7 @@ cdef class Program:
         self.rules_error = rules_error
         self.strings = list(compiled.strings)
         self.interned = {s: i for i, s in enumerate(self.strings)}
+        self.sight_lines = {}
         c, t = compiled, compiled.tables
         self.E = self._array(c.expr)
         self.H = self._array(c.heap)
@@ -1585,9 +1587,7 @@ cdef class State:
             e = self.edge(self.place_of(a), self.place_of(b))
             return p.empty_set if e < 0 else p.t_edges[e + 2]
         if op == X_SIGHT_LINES:
-            places = p.board.places
-            return self.from_py(p.board.sight_lines(places[self.place_of(a)],
-                                                    places[self.place_of(b)]))
+            return self.sight_lines(self.place_of(a), self.place_of(b))
         if op == X_ZONE:
             return mk(T_PLACE, p.board.zone(self.py(a)).index)
         if op == X_ALLOWED:
@@ -1632,6 +1632,26 @@ cdef class State:
         if op == X_CELL:
             return self.row_cell(self.index(a, b), c)
         raise p.rules_error(f"the VM has no operator number {op}")
+
+    cdef int64_t sight_lines(self, int64_t a, int64_t b) except? 15:
+        """The hexes between two hexes, each way the line may pass (the board's
+        ``sight_lines``), worked out once per pair for the program and kept by index."""
+        cdef Program p = self.program
+        cdef int64_t start, inner, i
+        key = a * p.n_places + b
+        lines = p.sight_lines.get(key)
+        if lines is None:
+            places = p.board.places
+            lines = p.sight_lines[key] = tuple(
+                tuple(x.index for x in line)
+                for line in p.board.sight_lines(places[a], places[b]))
+        start = self.temp_top
+        for line in lines:
+            inner = self.new(T_LIST, len(line))
+            for i in range(len(line)):
+                self.obj(inner)[1 + i] = mk(T_PLACE, line[i])
+            self.gather(inner)
+        return self.collected(T_LIST, start)
 
     cdef int64_t distance(self, int64_t a, int64_t b) except? 15:
         cdef Program p = self.program
