@@ -386,32 +386,34 @@ def groups(book: Rulebook) -> list[Group]:
 
 
 def _counter_table(program: ir.Program, pieces: list[ir.CounterDecl]) -> list[str]:
-    """One table of pieces: id, name, printed values, flags and properties."""
+    """One table of pieces: id, name, the printed fields the rulebook declares (by the
+    word a counter line writes them with), flags and properties."""
     from cortes_rules.dsl import ir
 
+    printed = list(program.of(ir.PrintedDecl))
     declared = [p.name for p in program.of(ir.PropertyDecl)]
     flags = {f.name: f.label for f in program.of(ir.FlagDecl)}
     used: list[str] = []
     for counter in pieces:
-        for name, _ in counter.properties:
-            if name != "side" and name not in used:
-                used.append(name)
-    used.sort(key=lambda n: declared.index(n) if n in declared else len(declared))
+        for field in counter.fields:
+            if field.word in declared and field.word not in used:
+                used.append(field.word)
+    used.sort(key=declared.index)
     labels = {p.name: p.label for p in program.of(ir.PropertyDecl)}
-    header = ["Id", "Name", "Steps", "Combat (full strength first)", "Move"]
+    header = ["Id", "Name", *(d.word.capitalize() for d in printed)]
     if any(c.flags for c in pieces):
         header.append("Flags")
     header += [labels.get(n, n).capitalize() for n in used]
     out = ["| " + " | ".join(_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     for counter in pieces:
-        props = dict(counter.properties)
-        row = [f"`{counter.id}`", _cell(counter.label),
-               str(counter.steps) if counter.steps is not None else "",
-               ", ".join(str(f) for f in counter.factors) or "none",
-               str(counter.move) if counter.move is not None else ""]
+        row = [f"`{counter.id}`", _cell(counter.label)]
+        for decl in printed:
+            given = counter.given(decl.word)
+            empty = "none" if decl.type.name == "list" else ""
+            row.append(", ".join(str(v) for v in given) if given else empty)
         if "Flags" in header:
             row.append(", ".join(_cell(flags.get(f, f)) for f in counter.flags))
-        row += [_cell(props.get(n, "")) for n in used]
+        row += [_cell(", ".join(str(v) for v in counter.given(n) or ())) for n in used]
         out.append("| " + " | ".join(row) + " |")
     out.append("")
     return out
@@ -441,8 +443,9 @@ def counters_markdown(rulebook: str) -> str:
             "say which values the text gives and which are our reconstruction, and the "
             f"[map page](../{map_page_path(rulebook)}) says the same of the map.", "",
             f"{len(counters.counters)} pieces, one line each in the file (a unit printed as "
-            "two counters, full strength and reduced, is one piece). Combat factors run "
-            "from full strength down, one per step.", "",
+            "two counters, full strength and reduced, is one piece)."
+            + "".join(f" {_text(d.word.capitalize())}: {_text(d.label)}."
+                      for d in program.of(ir.PrintedDecl)), "",
             "| Side | Class | Pieces |", "|---|---|---|"]
     for group in found:
         side = side_labels.get(group.side or "", "no side")

@@ -276,7 +276,10 @@ class PieceClass:
 @attrs.frozen(slots=True)
 class Piece:
     """One piece: its class, side, tags (``is`` tests) and printed values
-    (``props``, static columns by name)."""
+    (``props``, static columns by name: the fields the rulebook and its libraries
+    declare ``printed``, a hex wargame's steps, factors and movement among them,
+    each at its default where the counter line does not write it, and the
+    properties the line gives)."""
 
     id: str
     label: str

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..dsl import ir
+from ..dsl import ir, printed
 from ..engine import hexgrid
 from ..errors import CortesRulesError, UnknownIdError
 
@@ -223,17 +223,20 @@ class World:
         # ---------------------------------------------------------- pieces
         pieces: list[Piece] = []
         counters = program.counters.counters if program.counters else ()
+        fields = printed.declared(program)
         for counter in counters:
             decl = classes.get(counter.cls)
-            props: dict[str, Any] = dict(counter.properties)
+            # What the line prints by field name, each printed field it does not write
+            # at its default (the fields a library declares: dsl.printed).
+            props = printed.values(program, counter, fields)
             # The class gives the side, or the counter line does (`side b`).
-            side_name = props.pop("side", None) or (decl.side if decl is not None else None)
+            written = counter.given("side")
+            side_name = (str(written[0]) if written else None) or (
+                decl.side if decl is not None else None)
             side = self.player.get(side_name) if side_name else None
             tags = {counter.cls, *(decl.traits if decl else ()), *counter.flags}
             if side is not None:
                 tags.add(side.name)
-            props.update(max_steps=counter.steps or 0, factors=tuple(counter.factors),
-                         move=counter.move or 0)
             pieces.append(Piece(len(pieces), counter.id, counter.label, counter.cls, side,
                                 frozenset(tags), props))
         self.pieces: tuple[Piece, ...] = tuple(pieces)

@@ -25,7 +25,9 @@ the line, a caret and the rule number:
   ``when reading ID is NAME`` naming an unknown entry or reading; a clause
   depending on an entry that does not name its rule (a warning);
 - data: table rows of the wrong width, counters against the declared
-  classes, flags and properties, map hexsides between hexes that do not
+  classes, flags, properties and printed fields (a word no declaration
+  gives a counter line, a value of the wrong kind, a list that is not one
+  entry per the number it is declared ``one per``), map hexsides between hexes that do not
   touch, set-ups naming unknown pieces or places, a second map or counter
   mix, terrain conditions the loaded map cannot meet (a warning).
 """
@@ -41,7 +43,7 @@ import attrs
 
 from ..engine.hexgrid import adjacent
 from ..errors import RulesSyntaxError
-from . import citations, ir, render
+from . import citations, ir, printed, render
 from .diagnostics import Diagnostic, SourceLines, Span
 from .lower import hex_block
 from .forms import parse_pattern
@@ -60,8 +62,6 @@ MAX_DICE = 100
 """The most dice one ``dice`` declaration may roll together."""
 MAX_FACES = 1000
 """The most faces a die may have."""
-MAX_STEPS = 100
-"""The most steps a counter may have (Cortés counters have at most 4)."""
 ACTION_PARAM_TYPES = ("piece", "place", "hex", "player", "int")
 """The types an action's parameters may have (they fix its text form and ids)."""
 DEFECT_KINDS = ("contradiction", "gap", "undefined_term", "wrong_reference", "example",
@@ -113,6 +113,7 @@ class Checker:
         TypeChecker(self.declared, scopes.binders, self.error).run(self.program.statements)
         self.check_conditions()
         self.check_data_blocks()
+        self.check_printed()
         self.check_counters()
         self.check_map()
         self.check_terrain_on_map(scopes.tag_uses)
@@ -327,9 +328,11 @@ class Checker:
                                f"{statement.name!r} would hide the built-in attribute of "
                                f"every {statement.owner} of that name: choose another name",
                                statement.rule)
-            elif isinstance(statement, ir.PropertyDecl) and statement.name in BUILTIN["piece"]:
-                self.error(self.name_span(statement), f"property {statement.name!r} would hide the "
-                           "built-in piece attribute of that name: choose another name",
+            elif isinstance(statement, (ir.PropertyDecl, ir.PrintedDecl)) \
+                    and statement.name in BUILTIN["piece"]:
+                what = "property" if isinstance(statement, ir.PropertyDecl) else "printed field"
+                self.error(self.name_span(statement), f"{what} {statement.name!r} would hide "
+                           "the built-in piece attribute of that name: choose another name",
                            statement.rule)
             elif isinstance(statement, ir.FunctionDecl) and (
                     statement.name in BUILTIN_FUNCTIONS or statement.name in COMPREHENSIONS):
@@ -523,12 +526,79 @@ class Checker:
                 else:
                     first[key] = item
 
+    def check_printed(self) -> None:
+        """The ``printed`` declarations: a number or a list of numbers, each with a word
+        of its own that a counter line can write, a default of its type, and ``one per``,
+        ``drawn as dots filled by`` naming what they must."""
+        declared = self.declared
+        fields = printed.declared(self.program)
+        words: dict[str, ir.PrintedDecl] = {}
+        piece_names = {a.name: "an attribute" for a in self.program.of(ir.AttributeDecl)
+                       if a.owner == "piece"}
+        piece_names.update({d.name: "a derived attribute"
+                            for d in self.program.of(ir.DeriveDecl) if d.owner == "piece"})
+        piece_names.update({p: "a property" for p in declared.properties})
+        for decl in self.program.of(ir.PrintedDecl):
+            what = f"printed field {decl.name!r}"
+            kind = printed.type_text(decl)
+            if kind not in printed.TYPES:
+                self.error(decl.type.span, f"{what} is {kind}: a printed field is a whole "
+                           "number (int) or a list of them (list of int)", decl.rule,
+                           expected=tuple(printed.TYPES))
+                continue
+            if decl.default is not None:
+                value = printed.literal(decl.default)
+                if value is None or isinstance(value, tuple) != printed.is_list(decl):
+                    example = "[2, 1]" if printed.is_list(decl) else "0"
+                    self.error(decl.default.span, f"the default of {what} is written as "
+                               f"{printed.TYPES[kind]} ({example})", decl.rule)
+            other = piece_names.get(decl.name) or (
+                "a printed value" if decl.name in ("label", "flags") else None)
+            if other is not None:
+                self.error(self.name_span(decl), f"{what}: a piece already has {other} of "
+                           "that name", decl.rule)
+            word = decl.word
+            if word in printed.BUILT_IN_WORDS or word in ("note", "counter"):
+                self.error(decl.span, f"{what} may not be written {word!r}: the word already "
+                           "means something on a counter line", decl.rule)
+            elif word in declared.properties:
+                self.error(decl.span, f"{what} may not be written {word!r}: property {word!r} "
+                           "is written so", decl.rule)
+            elif word in words:
+                first = words[word]
+                self.error(decl.span, f"{what} is written {word!r}, as printed field "
+                           f"{first.name!r} is (at {first.span.path}:{first.span.line})",
+                           decl.rule)
+            else:
+                words[word] = decl
+            if decl.one_per is not None:
+                count = next((f for f in fields.values() if f.name == decl.one_per), None)
+                if not printed.is_list(decl):
+                    self.error(decl.span, f"{what} has 'one per': only a list has one entry "
+                               "per something", decl.rule)
+                elif count is None or printed.is_list(count):
+                    known = [f.name for f in fields.values() if not printed.is_list(f)]
+                    self.unknown(decl.span, "printed number", decl.one_per, known, decl.rule)
+            if decl.drawn == "dots":
+                if printed.is_list(decl):
+                    self.error(decl.span, f"{what} is a list: only a number is drawn as dots",
+                               decl.rule)
+                attributes = [a.name for a in self.program.of(ir.AttributeDecl)
+                              if a.owner == "piece"]
+                if decl.filled_by is not None and decl.filled_by not in attributes:
+                    self.unknown(decl.span, "piece attribute", str(decl.filled_by), attributes,
+                                 decl.rule)
+
     def check_counters(self) -> None:
+        """Each counter line writes its class, its flags and the fields declared for it
+        (``printed``, ``property``, ``side``), each once, with values of the right kind."""
         block = self.program.counters
         if block is None:
             return
         where = f"counters {block.name}"
         declared = self.declared
+        fields = printed.declared(self.program)
+        known = sorted({*fields, *declared.properties, *printed.BUILT_IN_WORDS})
         seen: set[str] = set()
         for counter in block.counters:
             if counter.id in seen:
@@ -536,34 +606,87 @@ class Checker:
             seen.add(counter.id)
             if counter.cls not in declared.classes:
                 self.unknown(counter.span, "class", counter.cls, declared.classes, where)
-            factors = len(counter.factors)
-            if counter.steps is not None and counter.steps > MAX_STEPS:
-                self.error(counter.span, f"counter {counter.id} has {counter.steps} steps; a "
-                           f"counter has at most {MAX_STEPS}", where)
-            elif factors and counter.steps is not None and factors != counter.steps:
-                self.error(counter.span, f"counter {counter.id} has {counter.steps} steps but "
-                           f"{factors} factors (one per step)", where)
             for flag in counter.flags:
                 if flag not in declared.flags:
                     self.unknown(counter.span, "flag", flag, declared.flags, where)
-            for key, value in counter.properties:
-                if key == "side":
-                    self.check_counter_side(counter, value, where)
+            written: set[str] = set()
+            for field in counter.fields:
+                if field.word in written:
+                    self.error(field.span, f"counter {counter.id} writes {field.word} twice",
+                               where)
                     continue
-                if isinstance(value, int):  # a number needs no declared list of values
-                    continue
-                prop = declared.properties.get(key)
-                if prop is None:
-                    self.unknown(counter.span, "property", key, declared.properties, where)
-                elif value not in prop.values:
-                    self.unknown(counter.span, f"{key} value", value, prop.values, where)
+                written.add(field.word)
+                if field.word == "side":
+                    self.check_counter_side(counter, field, where)
+                elif field.word in fields:
+                    self.check_printed_field(counter, field, fields[field.word], where)
+                elif field.word in declared.properties:
+                    prop = declared.properties[field.word]
+                    value = field.values[0]
+                    if len(field.values) > 1:
+                        self.error(field.value_spans[1], f"property {prop.name} takes one "
+                                   f"value, not {len(field.values)}", where)
+                    elif value not in prop.values:
+                        self.unknown(field.value_spans[0], f"{prop.name} value", str(value),
+                                     prop.values, where)
+                else:
+                    why = self.declared.missing(field.word, known) or (
+                        ": no 'printed' or 'property' declaration gives counter lines that word")
+                    self.error(field.span, f"unknown counter field {field.word!r}{why}", where,
+                               expected=known if why.startswith(":") else ())
+            self.check_one_per(counter, fields, where)
 
-    def check_counter_side(self, counter: ir.CounterDecl, side: str | int, where: str) -> None:
+    def check_printed_field(self, counter: ir.CounterDecl, field: ir.CounterField,
+                            decl: ir.PrintedDecl, where: str) -> None:
+        """One printed field written on a counter line: numbers, one unless it is a list,
+        within the declared bound."""
+        kind = printed.type_text(decl)
+        what = f"{field.word} takes {printed.TYPES.get(kind, kind)} (printed field " \
+               f"{decl.name}: {kind})"
+        for value, span in zip(field.values, field.value_spans, strict=True):
+            if not isinstance(value, int):
+                self.error(span, f"{what}, not {value!r}", where)
+                return
+        if not printed.is_list(decl) and len(field.values) > 1:
+            self.error(field.value_spans[1], f"{what}, not {len(field.values)} numbers", where)
+            return
+        if decl.at_most is not None:
+            for value, span in zip(field.values, field.value_spans, strict=True):
+                if isinstance(value, int) and value > decl.at_most:
+                    self.error(span, f"counter {counter.id} has {field.word} {value}: "
+                               f"{field.word} is at most {decl.at_most}", where)
+
+    def check_one_per(self, counter: ir.CounterDecl, fields: Mapping[str, ir.PrintedDecl],
+                      where: str) -> None:
+        """A list declared ``one per`` a printed number has that many entries, or none."""
+        by_name = {d.name: d for d in fields.values()}
+        for field in counter.fields:
+            decl = fields.get(field.word)
+            count = by_name.get(decl.one_per) if decl is not None and decl.one_per else None
+            if decl is None or count is None or printed.is_list(count):
+                continue
+            given = counter.given(count.word)
+            number = given[0] if given else printed.default(count)
+            if not isinstance(number, int) or not all(isinstance(v, int) for v in field.values):
+                continue   # reported as a value of the wrong kind
+            if len(field.values) != number:
+                entries = f"{len(field.values)} value{'s' if len(field.values) != 1 else ''}"
+                self.error(field.span, f"counter {counter.id} has {count.word} {number} but "
+                           f"{field.word} lists {entries}: one per {count.word}, or none",
+                           where)
+
+    def check_counter_side(self, counter: ir.CounterDecl, field: ir.CounterField,
+                           where: str) -> None:
         """``side NAME`` on a counter line: the side of a counter whose class has none
         (both armies of a game with one counter mix, each class on either side)."""
         players = self.declared.players
+        side = field.values[0]
+        if len(field.values) > 1:
+            self.error(field.value_spans[1], "a counter has one side, not "
+                       f"{len(field.values)}", where)
+            return
         if not isinstance(side, str) or side not in players:
-            self.unknown(counter.span, "side", str(side), players, where)
+            self.unknown(field.value_spans[0], "side", str(side), players, where)
             return
         decl = self.declared.classes.get(counter.cls)
         owner = side_of(decl) if isinstance(decl, ir.ClassDecl) else None

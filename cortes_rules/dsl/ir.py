@@ -501,6 +501,40 @@ class DeriveDecl:
 
 
 @attrs.frozen
+class PrintedDecl:
+    """``printed NAME: TYPE [= DEFAULT] "label" [written WORD] [at most N] [one per F]
+    [drawn as ...]``: a value every piece prints on its counter, fixed for the game.
+
+    A counter line writes it as ``WORD VALUE`` (``steps 4``; ``combat 7, 5, 4, 2``
+    for a list); a piece whose line does not is given ``default``, or the type's
+    zero. ``at_most`` bounds each number written, ``one_per`` names the printed
+    number a list has one entry per (a list may also be empty), and ``drawn``
+    says how the picture of a position draws it: ``dots`` (one per point, those
+    the piece attribute ``filled_by`` counts filled) or ``value`` (among the
+    values along the counter's foot). Nothing but such declarations gives a
+    counter line its fields: a library states what its genre prints
+    (``rulebook/lib/hex_wargame.rules``).
+    """
+
+    name: str
+    type: TypeRef
+    default: Expr | None
+    label: str
+    written: str | None
+    at_most: int | None
+    one_per: str | None
+    drawn: str | None
+    filled_by: str | None
+    rule: str
+    span: Span
+
+    @property
+    def word(self) -> str:
+        """The word a counter line writes it with."""
+        return self.written or self.name
+
+
+@attrs.frozen
 class ValueDecl:
     """A global game variable with its start value."""
 
@@ -866,9 +900,9 @@ class CiteInterpretation:
 
 Statement = Union[SideDecl, FlagDecl, PropertyDecl, ClassDecl, TerrainDecl, HexsideDecl,
                   TableDecl, DiceDecl, Forbid, Permit, Sequence, PlayerDecl, PoolDecl,
-                  AttributeDecl, ValueDecl, HookDecl, Contribute, FunctionDecl, ActionDecl,
-                  HideDecl, FaceDieDecl, Procedure, FormDecl, FormUse, DeriveDecl, RequireDecl,
-                  StartRequireDecl, FinishDecl, WhenReading, CiteInterpretation]
+                  AttributeDecl, PrintedDecl, ValueDecl, HookDecl, Contribute, FunctionDecl,
+                  ActionDecl, HideDecl, FaceDieDecl, Procedure, FormDecl, FormUse, DeriveDecl,
+                  RequireDecl, StartRequireDecl, FinishDecl, WhenReading, CiteInterpretation]
 
 
 @attrs.frozen
@@ -1052,16 +1086,32 @@ class MapBlock:
 
 
 @attrs.frozen
+class CounterField:
+    """One field of a counter line as written: ``steps 4``, ``combat 7, 5, 4, 2``,
+    ``tribe Te``, ``side b``. Which field the word names, and whether its values
+    fit, is the checker's to say (``dsl.printed``)."""
+
+    word: str
+    values: tuple[int | str, ...]
+    span: Span
+    """The word's place on the line."""
+    value_spans: tuple[Span, ...]
+
+
+@attrs.frozen
 class CounterDecl:
+    """``counter ID "Label" CLASS FIELDS...``: one piece of the counter mix."""
+
     id: str
     label: str
     cls: str
-    steps: int | None
-    factors: tuple[int, ...]
-    move: int | None
     flags: tuple[str, ...]
-    properties: tuple[tuple[str, str | int], ...]
+    fields: tuple[CounterField, ...]
     span: Span
+
+    def given(self, word: str) -> tuple[int | str, ...] | None:
+        """The values the line writes after ``word``, or None when it does not write it."""
+        return next((f.values for f in self.fields if f.word == word), None)
 
 
 @attrs.frozen

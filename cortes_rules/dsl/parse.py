@@ -950,35 +950,25 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
         return ("note", _string(c[0]))
 
     def counter(self, meta: Any, c: list[Any]) -> ir.CounterDecl:
-        ident, label, cls, *attributes = c
-        fields: dict[str, Any] = {"steps": None, "factors": (), "move": None, "flags": ()}
-        properties = []
-        for key, value in attributes:
-            if key == "property":
-                properties.append(value)
-            else:
-                fields[key] = value
-        return ir.CounterDecl(str(ident), _string(label), str(cls), fields["steps"],
-                              fields["factors"], fields["move"], fields["flags"],
-                              tuple(properties), self._span(meta))
+        ident, label, cls, *written = c
+        flags = tuple(f for item in written if isinstance(item, tuple) for f in item)
+        fields = tuple(item for item in written if isinstance(item, ir.CounterField))
+        return ir.CounterDecl(str(ident), _string(label), str(cls), flags, fields,
+                              self._span(meta))
 
-    def steps_attr(self, meta: Any, c: list[Any]) -> tuple[str, int]:
-        return ("steps", self._int(c[0]))
+    def flags_field(self, meta: Any, c: list[Any]) -> tuple[str, ...]:
+        return tuple(c[0])
 
-    def factors_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[int, ...]]:
-        return ("factors", tuple(self._int(x) for x in c))
+    def written_field(self, meta: Any, c: list[Any]) -> ir.CounterField:
+        word, *values = c
+        return ir.CounterField(str(word), tuple(v for v, _ in values), self._tok(word),
+                               tuple(span for _, span in values))
 
-    def move_attr(self, meta: Any, c: list[Any]) -> tuple[str, int]:
-        return ("move", self._int(c[0]))
+    def int_value(self, meta: Any, c: list[Any]) -> tuple[int, Span]:
+        return self._int(c[0]), self._tok(c[0])
 
-    def flags_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[str, ...]]:
-        return ("flags", c[0])
-
-    def property_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[str, str]]:
-        return ("property", (str(c[0]), str(c[1])))
-
-    def int_property_attr(self, meta: Any, c: list[Any]) -> tuple[str, tuple[str, int]]:
-        return ("property", (str(c[0]), int(c[1])))
+    def name_value(self, meta: Any, c: list[Any]) -> tuple[str, Span]:
+        return str(c[0]), self._tok(c[0])
 
     # -------------------------------------------------------------- set-ups
     def setup_block(self, meta: Any, c: list[Any]) -> ir.SetupBlock:
@@ -1026,6 +1016,27 @@ class _ToIR(Transformer_NonRecursive):  # type: ignore[type-arg]
 
     def shown(self, meta: Any, c: list[Any]) -> bool:
         return True
+
+    def printed_decl(self, meta: Any, c: list[Any]) -> ir.PrintedDecl:
+        name, type_, default, label, written, at_most, one_per, drawn = c
+        how, filled_by = drawn if drawn is not None else (None, None)
+        return ir.PrintedDecl(str(name), type_, default, _string(label), written, at_most,
+                              one_per, how, filled_by, "", self._span(meta))
+
+    def written(self, meta: Any, c: list[Any]) -> str:
+        return str(c[0])
+
+    def at_most(self, meta: Any, c: list[Any]) -> int:
+        return self._int(c[0])
+
+    def one_per(self, meta: Any, c: list[Any]) -> str:
+        return str(c[0])
+
+    def drawn_dots(self, meta: Any, c: list[Any]) -> tuple[str, str | None]:
+        return ("dots", str(c[0]) if c[0] is not None else None)
+
+    def drawn_value(self, meta: Any, c: list[Any]) -> tuple[str, None]:
+        return ("value", None)
 
     def require_decl(self, meta: Any, c: list[Any]) -> ir.RequireDecl:
         return ir.RequireDecl(c[0], _string(c[1]), "", self._span(meta))

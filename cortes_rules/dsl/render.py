@@ -143,6 +143,15 @@ def statement(node: ir.Statement) -> str:
         shown = " shown" if node.shown else ""
         return (f"attribute {node.owner} {node.name}: {_type(node.type)}{start}"
                 f"{_label(node.label)}{shown}")
+    if isinstance(node, ir.PrintedDecl):
+        default = f" = {expr(node.default)}" if node.default is not None else ""
+        tail = (f" written {node.written}" if node.written else "") \
+            + (f" at most {node.at_most}" if node.at_most is not None else "") \
+            + (f" one per {node.one_per}" if node.one_per else "") \
+            + (" drawn as dots" if node.drawn == "dots" else
+               " drawn as value" if node.drawn == "value" else "") \
+            + (f" filled by {node.filled_by}" if node.filled_by else "")
+        return f'printed {node.name}: {_type(node.type)}{default} "{node.label}"{tail}'
     if isinstance(node, ir.DeriveDecl):
         return f"derive {node.owner} {node.name} = {expr(node.expr)}"
     if isinstance(node, ir.RequireDecl):

@@ -68,11 +68,12 @@ HOOK_READERS = frozenset({"rules", "failing", "applied"})
 # Built-ins whose one argument is an action kind, as a string.
 KIND_READERS = frozenset({"allowed", "forbid_rules", "permit_rules"})
 
-# Attributes the interpreter gives every piece, place and player.
+# Attributes the interpreter gives every piece, place and player. What a
+# counter line prints beyond them is declared (``printed``, ``property``).
 BUILTIN_ATTRIBUTES = frozenset({
-    "place", "side", "class", "id", "move", "max_steps", "factors",   # pieces
-    "pieces", "terrain", "owner", "kind", "shore",                     # places
-    "name",                                                            # players
+    "place", "side", "class", "id",                      # pieces
+    "pieces", "terrain", "owner", "kind", "shore",       # places
+    "name",                                              # players
 })
 
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -133,6 +134,7 @@ class Declarations:
         self.traits = {t for d in of(ir.ClassDecl) for t in d.traits}
         self.flags = {d.name: d for d in of(ir.FlagDecl)}
         self.properties = {d.name: d for d in of(ir.PropertyDecl)}
+        self.printed = {d.name: d for d in of(ir.PrintedDecl)}
         self.property_values = {v for d in of(ir.PropertyDecl) for v in d.values}
         self.terrain = {d.name: d for d in of(ir.TerrainDecl)}
         self.hexsides = {d.name: d for d in of(ir.HexsideDecl)}
@@ -152,12 +154,11 @@ class Declarations:
             | {f for f, d in self.functions.items() if not d.params})
         # Names that may follow `is` / `has`.
         self.tags = frozenset(self.symbols | set(self.players) | self.area_features)
-        counters = program.counters.counters if program.counters else ()
         columns = {c.name for t in self.tables.values() for c in t.columns
                    if isinstance(c, ir.NameCell)}
         self.attribute_names = frozenset(
             self.attributes | self.derived | BUILTIN_ATTRIBUTES | set(self.properties)
-            | {k for c in counters for k, _ in c.properties} | columns)
+            | set(self.printed) | columns)
 
         self.switched_off = switched_off(program)
         """Names declared only by optional rules that are not in play -> the rule."""
@@ -214,7 +215,7 @@ def declared_names(statement: Any) -> Iterator[str]:
 _DECLARATIONS = (ir.SideDecl, ir.PlayerDecl, ir.FlagDecl, ir.PropertyDecl, ir.ClassDecl,
                  ir.TerrainDecl, ir.HexsideDecl, ir.TableDecl, ir.DiceDecl, ir.FaceDieDecl,
                  ir.PoolDecl, ir.ValueDecl, ir.HookDecl, ir.FunctionDecl, ir.Procedure,
-                 ir.ActionDecl, ir.AttributeDecl, ir.DeriveDecl)
+                 ir.ActionDecl, ir.AttributeDecl, ir.PrintedDecl, ir.DeriveDecl)
 
 
 @attrs.frozen

@@ -36,8 +36,7 @@ ENTITIES = ("piece", "place", "player")
 
 # What each kind of thing has built in (compile.py's getter), with its type.
 BUILTIN: dict[str, dict[str, Type]] = {
-    "piece": {"place": "place", "side": "player", "class": "text", "id": "text",
-              "move": "int", "max_steps": "int", "factors": "list:int"},
+    "piece": {"place": "place", "side": "player", "class": "text", "id": "text"},
     "place": {"pieces": "list:piece", "terrain": "list:text", "owner": "player", "id": "text",
               "kind": "text", "shore": "list:place"},
     "player": {"name": "text"},
@@ -86,9 +85,10 @@ class TypeChecker:
         """Names some clause binds: unknown wherever no type is known for them."""
         of = declared.program.of
         attributes: dict[str, dict[str, Type]] = {k: dict(v) for k, v in BUILTIN.items()}
-        for prop in (*declared.properties, *(k for c in self.counters() for k, _ in
-                                             c.properties)):
+        for prop in declared.properties:
             attributes["piece"].setdefault(prop, None)
+        for printed in of(ir.PrintedDecl):
+            attributes["piece"].setdefault(printed.name, of_ref(printed.type))
         for decl in of(ir.AttributeDecl):
             attributes[decl.owner][decl.name] = of_ref(decl.type)
         for derived in of(ir.DeriveDecl):
@@ -100,10 +100,6 @@ class TypeChecker:
         self.action_params: dict[str, dict[str, Type]] = {}
         phases = {p.activity for s in of(ir.Sequence) for p in s.phases if p.activity}
         self.phase_procedures = phases
-
-    def counters(self) -> tuple[ir.CounterDecl, ...]:
-        block = self.d.program.counters
-        return block.counters if block is not None else ()
 
     # -------------------------------------------------------------- entry point
     def run(self, statements: Iterable[ir.Statement]) -> None:

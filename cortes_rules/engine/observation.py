@@ -13,8 +13,9 @@ Each visible piece is given in three parts, so a program can draw a counter
 without sorting the rules' own state from what the table shows:
 
 - ``printed``: what its counter line prints, fixed for the game (the
-  label, class, side, full steps, combat factors, movement factor, flags,
-  properties and other printed numbers);
+  label, class, side and flags, then every field the rulebook and its
+  libraries declare ``printed``, such as a hex wargame's full steps, combat
+  factors and movement factor, and every declared property);
 - ``shown``: the attributes the rulebook marks ``shown`` (``attribute piece
   steps: int = piece.max_steps "..." shown``): what the piece shows on the
   table now, such as the side of a counter that is up;
@@ -44,14 +45,14 @@ HIDDEN = "?"
 """What stands for a piece hidden from the player, wherever a value names one."""
 
 
-PrintedCounter = TypedDict("PrintedCounter", {
-    "label": str, "class": str, "side": "str | None", "max_steps": int, "factors": list[int],
-    "move": int, "flags": list[str]})
+PrintedCounter = dict[str, Value]
 """What a piece's counter line prints (``counter S9 "..." cavalry steps 4 ...``):
-its ``label``, ``class``, ``side`` (None for a piece of no side), ``max_steps``,
-``factors``, ``move`` and ``flags``, and, when the counter line gives them, a
-declared property (``tribe``) or another printed number (``points``), under the
-name expressions read it by (``u.tribe``)."""
+its ``label``, ``class``, ``side`` (None for a piece of no side), each field the
+rulebook declares ``printed`` (a number, or a list of numbers, the field's
+default when the line does not write it: ``max_steps``, ``factors`` and
+``move`` for a hex wargame, ``rulebook/lib/hex_wargame.rules``), its
+``flags``, and each declared property the line gives (``tribe``), every one
+under the name expressions read it by (``u.max_steps``, ``u.tribe``)."""
 
 
 class PieceView(TypedDict):
@@ -61,8 +62,8 @@ class PieceView(TypedDict):
     place: str | None
     """Its place's id, or None when it is in no place."""
     printed: PrintedCounter
-    """What its counter line prints: ``label``, ``class``, ``side``, ``max_steps``,
-    ``factors``, ``move``, ``flags``, and any property or other printed number."""
+    """What its counter line prints: ``label``, ``class``, ``side``, the declared
+    printed fields, ``flags`` and any property (see ``PrintedCounter``)."""
     shown: dict[str, Value]
     """Its attributes the rulebook marks ``shown``, by name."""
     bookkeeping: dict[str, Value]
@@ -124,25 +125,26 @@ def printed_of(world: World) -> Callable[[Piece], PrintedCounter]:
     """A function giving each piece of ``world`` a fresh copy of what its counter prints."""
     flags = {c.id: list(c.flags) for c in
              (world.program.counters.counters if world.program.counters else ())}
-    made: dict[int, dict[str, Any]] = {}
+    fields = [d.name for d in world.program.of(ir.PrintedDecl)]
+    made: dict[int, PrintedCounter] = {}
     for piece in world.pieces:
-        record: dict[str, Any] = {
+        record: PrintedCounter = {
             "label": piece.label, "class": piece.cls,
-            "side": piece.side.name if piece.side is not None else None,
-            "max_steps": piece.props.get("max_steps", 0),
-            "factors": list(piece.props.get("factors", ())),
-            "move": piece.props.get("move", 0),
-            "flags": flags.get(piece.id, [])}
+            "side": piece.side.name if piece.side is not None else None}
+        # The declared fields in the order of their declarations, then the flags and
+        # the properties the line gives.
+        for name in fields:
+            if name in piece.props and name not in record:
+                record[name] = observed(piece.props[name], frozenset())
+        record["flags"] = list(flags.get(piece.id, []))
         for name, value in piece.props.items():
             if name not in record:
                 record[name] = observed(value, frozenset())
         made[piece.index] = record
 
     def printed(piece: Piece) -> PrintedCounter:
-        record = made[piece.index].copy()
-        record["factors"] = record["factors"][:]
-        record["flags"] = record["flags"][:]
-        return record  # type: ignore[return-value]
+        return {name: value[:] if isinstance(value, list) else value
+                for name, value in made[piece.index].items()}
 
     return printed
 

@@ -15,8 +15,9 @@ integers, indexed by the ids ``World`` already gives (``Piece.index``,
   ``neighbours``, one row per place, in ``Place.neighbours`` order), with the
   features of each hexside crossed along an edge (``edge_features``), and the
   shore links the same way;
-- the counters' integer values (``move``, ``max_steps``, a rulebook's own
-  properties) are columns, one per property whose every value is an integer;
+- the counters' integer values (the printed fields a rulebook declares, such
+  as a hex wargame's ``move`` and ``max_steps``, and its properties) are
+  columns, one per property whose every value is an integer;
   a property whose every value is a text or missing (a tribe) is a column of
   codes, the text's place among the property's texts in sorted order
   (``ABSENT`` where missing: reading it fails), read only to tell values apart;

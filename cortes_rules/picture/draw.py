@@ -37,6 +37,8 @@ REGION_MAX = 12
 """Named places of at most this many hexes, all in one piece, are outlined and labelled."""
 PILE_ROOM = 24.0
 """How far a pile of counters in a zone may spread."""
+MAX_DOTS = 100
+"""The most dots a counter is drawn with (a field drawn as dots may print more)."""
 
 Highlights = Mapping[str, str] | Iterable[str]
 Arrow = tuple[str, str] | tuple[str, str, str]
@@ -132,7 +134,15 @@ class _Picture:
         sides = [p for p in world.players if any(q.side is p for q in world.pieces)]
         self.side_fill = {p.name: cycle(SIDE_FILLS, i) for i, p in enumerate(sides)}
         self.sides = sides
-        self.steps = state.piece_attrs.get("steps")
+        # What the rulebook's `printed` declarations say to draw: a number as dots,
+        # filled for what a piece attribute counts (a hex wargame's steps left), and
+        # the values along the counter's foot (its combat factor and movement).
+        printed = program.of(ir.PrintedDecl)
+        self.dots: ir.PrintedDecl | None = next((d for d in printed if d.drawn == "dots"), None)
+        self.filled = state.piece_attrs.get(self.dots.filled_by) \
+            if self.dots is not None and self.dots.filled_by else None
+        self.foot = [d for d in printed if d.drawn == "value"]
+        self.drawn = frozenset(d.name for d in printed if d.drawn)
         self.svg = _Svg()
         self.pool_at: dict[str, Point] = {}
         self.labels: list[tuple[float, float, str]] = []
@@ -330,16 +340,16 @@ class _Picture:
         svg.text(0, -half + 10.5, piece.id, 9.5, weight="bold", width=size - 5)
         kind = " ".join([piece.cls.replace("_", " "),
                          *(str(v) for k, v in piece.props.items()
-                           if k not in ("max_steps", "factors", "move")
+                           if k not in self.drawn
                            and isinstance(v, (str, int)) and not isinstance(v, bool))])
         svg.text(-3, 2.5, kind, 6.5, width=size - 12, fill="#333")
         values = self.values(piece)
         if values:
             svg.text(0, half - 4.5, values, 10.5, weight="bold", width=size - 6)
-        most = int(piece.props.get("max_steps", 0) or 0)
+        most = self.most(piece)
         if most >= 2:
-            left = self.steps_left(piece, most)
-            for i in range(most):
+            left = self.dots_filled(piece, most)
+            for i in range(min(most, MAX_DOTS)):
                 cy = -half + 15 + i * 5.0
                 dot = "#222" if i < left else "#fff"
                 svg.add(f'<circle cx="{_f(half - 3.8)}" cy="{_f(cy)}" r="1.8" fill="{dot}" '
@@ -349,23 +359,37 @@ class _Picture:
             svg.text(half, -half + 3.3, str(count), 9, weight="bold", fill="#fff")
         svg.add("</g>")
 
-    def steps_left(self, piece: Piece, most: int) -> int:
-        if self.steps is None:
+    def most(self, piece: Piece) -> int:
+        """The dots of a counter: the number its field drawn as dots prints (0: none)."""
+        if self.dots is None:
+            return 0
+        value = piece.props.get(self.dots.name, 0)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    def dots_filled(self, piece: Piece, most: int) -> int:
+        """How many of its dots are filled: the attribute that fills them, or all."""
+        if self.filled is None:
             return most
-        value = self.steps[piece.index]
+        value = self.filled[piece.index]
         return value if isinstance(value, int) and not isinstance(value, bool) else most
 
     def values(self, piece: Piece) -> str:
-        """The printed values: the factor for the steps left, then the move ("6-5")."""
-        factors = tuple(piece.props.get("factors", ()))
-        move = piece.props.get("move", 0)
+        """The values along the counter's foot, in the order of their declarations
+        ("6-5"): a number unless 0; of a list, the entry for the dots emptied when it
+        is one per the number drawn as dots (the combat factor for the steps left),
+        else its first."""
         shown: list[str] = []
-        if factors:
-            most = int(piece.props.get("max_steps", 0) or 0)
-            lost = most - self.steps_left(piece, most) if most else 0
-            shown.append(str(factors[min(max(lost, 0), len(factors) - 1)]))
-        if move:
-            shown.append(str(move))
+        most = self.most(piece)
+        emptied = most - self.dots_filled(piece, most) if most else 0
+        for decl in self.foot:
+            value = piece.props.get(decl.name)
+            if isinstance(value, tuple):
+                if value:
+                    at = emptied if self.dots is not None and decl.one_per == self.dots.name \
+                        else 0
+                    shown.append(str(value[min(max(at, 0), len(value) - 1)]))
+            elif value:
+                shown.append(str(value))
         return "-".join(shown)
 
     def pile(self, place: Place, at: Point, room: float) -> None:

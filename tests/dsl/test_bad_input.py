@@ -294,7 +294,10 @@ def test_a_counter_with_absurd_steps_is_refused(tmp_path: Path) -> None:
     with pytest.raises(RulesCheckError) as caught:
         cortes_rules.load(folder)
     diagnostic = only(caught.value.diagnostics)
-    assert "counter S1 has 999999999999 steps; a counter has at most 100" in diagnostic.message
+    # The bound is the hex-wargame library's (printed max_steps ... at most 100).
+    assert "counter S1 has steps 999999999999: steps is at most 100" in diagnostic.message
+    assert (diagnostic.span.line, diagnostic.span.column) == (
+        16, diagnostic.source_line.index("999999999999") + 1)
 
 
 # ================================================================== line ends

@@ -28,6 +28,10 @@ from pathlib import Path
 
 import pytest
 
+from cortes_rules.dsl import ir
+from cortes_rules.dsl.parse import parse_text
+from cortes_rules.loader import library_path
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "cortes_rules"
 
@@ -219,3 +223,33 @@ def test_project_name_is_not_the_game_name() -> None:
     assert genre_words_in("cortes") == ["cortes"]
     assert genre_words_in("rulebook/cortes/demo.record") == ["cortes"]
     assert genre_words_in("cortes rulebook") == ["cortes"]
+
+
+def _library_printed() -> tuple[list[ir.PrintedDecl], set[str]]:
+    """The printed fields rulebook/lib/hex_wargame.rules declares, and its action kinds."""
+    module = parse_text(library_path("hex_wargame").read_text(encoding="utf-8"), "lib")
+    statements = [s for item in module.items if isinstance(item, ir.Rule)
+                  for s in item.statements]
+    return ([s for s in statements if isinstance(s, ir.PrintedDecl)],
+            {s.name for s in statements if isinstance(s, ir.ActionDecl)})
+
+
+@pytest.mark.rule("lib:hex_wargame")
+def test_the_hex_wargame_counter_fields_are_the_librarys_not_the_packages() -> None:
+    # Issue 48, item 1: steps, factors and movement allowance are declared in the
+    # library ('printed'); the grammar writes none of their words and no Python code
+    # names them (a name that is also an action kind, 'move', is the API's word).
+    printed, actions = _library_printed()
+    assert {d.name for d in printed} >= {"max_steps", "factors", "move"}
+    grammar = (ROOT / "grammar" / "rules.lark").read_text(encoding="utf-8")
+    literals = set(re.findall(r'"([A-Za-z_]+)"', grammar))
+    assert not literals & {d.word for d in printed}
+    names = {d.name for d in printed} - actions
+    hits = []
+    for path in FILES:
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source, _name(path))
+        docstrings = _docstrings(tree)
+        hits += [(_name(path), getattr(node, "lineno", 0), text) for node in ast.walk(tree)
+                 for text in _texts(node, docstrings) if text in names]
+    assert not hits, "\n".join(f"{p}:{line}: {text!r}" for p, line, text in hits)

@@ -275,3 +275,27 @@ def test_2_2_cli_render_refuses_bad_input(tmp_path: Path,
         main(["render"])
     assert exit_info.value.code == 2
     assert "-o/--output" in capsys.readouterr().err
+
+
+ZOC = ROOT / "tests" / "fixtures" / "core" / "zoc.rules"
+
+
+def counter_texts(state: GameState, piece: str) -> list[str]:
+    [g] = [g for g in counters(parse(render_svg(state))) if g.attrib["data-piece"] == piece]
+    return ["".join(t.itertext()) for t in g.iter(f"{SVG}text")]
+
+
+@pytest.mark.rule("1.2", rulebook="zoc")
+def test_what_a_counter_draws_is_what_its_printed_declarations_say(tmp_path: Path) -> None:
+    # issue 48, item 1: no Python names a field; zoc.rules (no hex_wargame) declares
+    # its combat and movement factors 'drawn as value', so the foot reads "2-2".
+    state = cortes_rules.load(ZOC).new_game(setup="standard")
+    texts = counter_texts(state, "B1")
+    assert texts[1:] == ["blue infantry", "2-2"]
+    # Undrawn, a printed field is written beside the class, as a property is.
+    text = ZOC.read_text(encoding="utf-8").replace(
+        'printed combat: int "combat factor" drawn as value', 'printed combat: int "combat factor"')
+    path = tmp_path / "zoc.rules"
+    path.write_text(text, encoding="utf-8")
+    texts = counter_texts(cortes_rules.load(path).new_game(setup="standard"), "B1")
+    assert texts[1:] == ["blue infantry 2", "2"]
