@@ -117,6 +117,7 @@ cdef class Program:
 
     # one compiled rulebook: every array is owned by ``keep`` (array('q') objects)
     cdef list keep
+    cdef int64_t *temp         # every state's gathering stack: no two evaluate at once
     cdef int64_t *E           # expression nodes
     cdef int64_t *H           # the static heap
     cdef int64_t *code        # instruction records
@@ -191,6 +192,14 @@ cdef class Program:
     cdef dict sight_lines
     cdef dict interned
     cdef object line, outcome, cited_rules, rules_error
+
+    def __cinit__(self):
+        self.temp = <int64_t *>malloc(sizeof(int64_t) * TEMP_CAPACITY)
+        if self.temp == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.temp)
 
     def __init__(self, compiled, board, line, outcome, cited_rules, rules_error):
         self.compiled, self.board, self.keep = compiled, board, []
@@ -391,7 +400,7 @@ cdef class State:
         cdef Ctx cx
         self.program = program
         self.E = program.E
-        self._allocate()
+        self._allocate(1 << 12)
         self.rng = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
         self.turn, self.phase = 1, 0
         self.turn_limit = -1 if turn_limit is None else turn_limit
@@ -436,61 +445,43 @@ cdef class State:
         owner = self.program.compiled.tables["column_owner"][column]
         return mk((T_PIECE, T_PLACE, T_PLAYER)[owner], i)
 
-    cdef int _allocate(self) except -1:
+    cdef int _allocate(self, int64_t heap_words) except -1:
+        """The state's fixed arrays and a heap of ``heap_words``; the listing's arrays
+        are made when a decision is first listed (a clone starts without them)."""
         cdef Program p = self.program
         self.where = <int64_t *>malloc(sizeof(int64_t) * (p.n_pieces + 1))
-        self.occupied = <uint64_t *>malloc(sizeof(uint64_t) * (p.n_places * p.piece_words + 1))
+        self.occupied = <uint64_t *>calloc(p.n_places * p.piece_words + 1, sizeof(uint64_t))
         self.columns = <int64_t *>malloc(sizeof(int64_t) * (p.column_words + 1))
         self.values = <int64_t *>malloc(sizeof(int64_t) * (p.n_values + 1))
         self.slots = <int64_t *>malloc(sizeof(int64_t) * SLOT_CAPACITY)
-        self.temp = <int64_t *>malloc(sizeof(int64_t) * TEMP_CAPACITY)
-        self.heap_capacity = 1 << 14
+        self.temp = p.temp
+        self.heap_capacity = heap_words
         self.heap = <int64_t *>malloc(sizeof(int64_t) * self.heap_capacity)
         self.heap_limit = 1 << 13
-        self.candidate_capacity = 256
-        self.candidate_id = <int64_t *>malloc(sizeof(int64_t) * self.candidate_capacity)
-        self.candidate_option = <int64_t *>malloc(sizeof(int64_t) * self.candidate_capacity)
-        self.candidate_writes = <int64_t *>malloc(sizeof(int64_t) * self.candidate_capacity)
-        self.write_capacity = 1024
-        self.write_slot = <int64_t *>malloc(sizeof(int64_t) * self.write_capacity)
-        self.write_value = <int64_t *>malloc(sizeof(int64_t) * self.write_capacity)
-        self.old_candidate_capacity = self.candidate_capacity
-        self.old_candidate_id = <int64_t *>malloc(sizeof(int64_t) * self.candidate_capacity)
-        self.old_candidate_option = <int64_t *>malloc(sizeof(int64_t) * self.candidate_capacity)
-        self.old_candidate_writes = <int64_t *>malloc(sizeof(int64_t) * self.candidate_capacity)
-        self.old_write_capacity = self.write_capacity
-        self.old_write_slot = <int64_t *>malloc(sizeof(int64_t) * self.write_capacity)
-        self.old_write_value = <int64_t *>malloc(sizeof(int64_t) * self.write_capacity)
-        self.group_capacity = self.old_group_capacity = 64
-        self.groups = <int64_t *>malloc(sizeof(int64_t) * GROUP_WIDTH * 64)
-        self.old_groups = <int64_t *>malloc(sizeof(int64_t) * GROUP_WIDTH * 64)
-        self.read_capacity = self.old_read_capacity = 1024
-        self.reads = <int64_t *>malloc(sizeof(int64_t) * 1024)
-        self.old_reads = <int64_t *>malloc(sizeof(int64_t) * 1024)
-        self.listed_frame = <int64_t *>malloc(sizeof(int64_t) * (p.max_frame + 1))
-        self.cell_tick = <int64_t *>calloc(p.n_cells + 1, sizeof(int64_t))
-        self.read_mark = <int64_t *>calloc(p.n_cells + 1, sizeof(int64_t))
-        if (self.old_candidate_id == NULL or self.old_candidate_option == NULL
-                or self.old_candidate_writes == NULL or self.old_write_slot == NULL
-                or self.old_write_value == NULL or self.groups == NULL
-                or self.old_groups == NULL or self.reads == NULL or self.old_reads == NULL
-                or self.listed_frame == NULL or self.cell_tick == NULL
-                or self.read_mark == NULL):
+        if (self.where == NULL or self.occupied == NULL or self.columns == NULL
+                or self.values == NULL or self.slots == NULL or self.heap == NULL):
             raise MemoryError()
+        self.candidate_capacity = self.old_candidate_capacity = 0
+        self.write_capacity = self.old_write_capacity = 0
+        self.group_capacity = self.old_group_capacity = 0
+        self.read_capacity = self.old_read_capacity = 0
         self.n_groups = self.old_n_groups = self.n_reads = self.old_n_reads = 0
         self.old_n_candidates = self.old_write_top = 0
         self.tick = self.serial = 0
         self.recording = self.reusable = self.chooser_known = False
-        if (self.where == NULL or self.occupied == NULL or self.columns == NULL
-                or self.values == NULL or self.slots == NULL or self.temp == NULL
-                or self.heap == NULL or self.candidate_id == NULL
-                or self.candidate_option == NULL or self.candidate_writes == NULL
-                or self.write_slot == NULL or self.write_value == NULL):
-            raise MemoryError()
-        memset(self.occupied, 0, sizeof(uint64_t) * (p.n_places * p.piece_words + 1))
         self.top = self.heap_top = self.temp_top = self.depth = 0
         self.n_candidates = self.write_top = 0
         self.listed = False
+        return 0
+
+    cdef int _listing_arrays(self) except -1:
+        """What listing and keeping listings needs, made at the first decision listed."""
+        cdef Program p = self.program
+        self.listed_frame = <int64_t *>malloc(sizeof(int64_t) * (p.max_frame + 1))
+        self.cell_tick = <int64_t *>calloc(p.n_cells + 1, sizeof(int64_t))
+        self.read_mark = <int64_t *>calloc(p.n_cells + 1, sizeof(int64_t))
+        if self.listed_frame == NULL or self.cell_tick == NULL or self.read_mark == NULL:
+            raise MemoryError()
         return 0
 
     def __dealloc__(self):
@@ -499,7 +490,6 @@ cdef class State:
         free(self.columns)
         free(self.values)
         free(self.slots)
-        free(self.temp)
         free(self.heap)
         free(self.candidate_id)
         free(self.candidate_option)
@@ -1082,9 +1072,10 @@ cdef class State:
 
     # ------------------------------------------------------------ what changed, what was read
     cdef inline void touch(self, int64_t cell) noexcept:
-        """A write to ``cell``: stamp it with the next tick."""
-        self.tick += 1
-        self.cell_tick[cell] = self.tick
+        """A write to ``cell``: stamp it with the next tick (once a listing is kept)."""
+        if self.cell_tick != NULL:
+            self.tick += 1
+            self.cell_tick[cell] = self.tick
 
     cdef int see(self, int64_t cell) except -1:
         """A read of ``cell`` while a listing group is recorded: note it once."""
@@ -1093,7 +1084,7 @@ cdef class State:
             return 0
         self.read_mark[cell] = self.serial
         if self.n_reads >= self.read_capacity:
-            self.read_capacity *= 2
+            self.read_capacity = max(1024, 2 * self.read_capacity)
             grown = <int64_t *>realloc(self.reads, sizeof(int64_t) * self.read_capacity)
             if grown == NULL:
                 raise MemoryError()
@@ -2008,8 +1999,10 @@ cdef class State:
         cdef int64_t a, b, column, i, n, entry, q
         cdef int t
         if op == I_SETGLOBAL:
-            self.values[ins[1]] = self.kid(p.args[ins[4]], s, cx)
-            self.touch(p.cell_value + ins[1])
+            a = self.kid(p.args[ins[4]], s, cx)
+            if a != self.values[ins[1]]:       # writing the same word changes nothing
+                self.values[ins[1]] = a
+                self.touch(p.cell_value + ins[1])
         elif op == I_SETATTR:
             a = self.kid(p.args[ins[4]], s, cx)
             b = self.kid(p.args[ins[4] + 1], s, cx)
@@ -2019,8 +2012,9 @@ cdef class State:
             if column < 0:
                 self.fail(f"cannot set {self.text_of(a)}.{p.strings[ins[8]]}: not a declared "
                           f"attribute", -1)
-            self.columns[p.t_column_base[column] + pay(a)] = b
-            self.touch(p.cell_column + p.t_column_base[column] + pay(a))
+            if self.columns[p.t_column_base[column] + pay(a)] != b:
+                self.columns[p.t_column_base[column] + pay(a)] = b
+                self.touch(p.cell_column + p.t_column_base[column] + pay(a))
         elif op == I_PUT:
             a = self.kid(p.args[ins[4]], s, cx)
             b = self.kid(p.args[ins[4] + 1], s, cx)
@@ -2158,6 +2152,8 @@ cdef class State:
         cdef Ctx cx
         if self.listed:
             return 0
+        if self.cell_tick == NULL:
+            self._listing_arrays()
         reuse = (self.reusable and self.listed_pc == self.frame_pc[d]
                  and self.listed_depth == self.depth and self.listed_size == n
                  and self.same_frame(frame, p.t_decision_mask + ins[9], n))
@@ -2249,7 +2245,7 @@ cdef class State:
             self.walk(option, 1 if opt[2] > 0 else 0, scratch, cx)
             self.recording = False
         if self.n_groups >= self.group_capacity:
-            self.group_capacity *= 2
+            self.group_capacity = max(64, 2 * self.group_capacity)
             self.groups = <int64_t *>realloc(self.groups,
                                              sizeof(int64_t) * GROUP_WIDTH * self.group_capacity)
             if self.groups == NULL:
@@ -2309,7 +2305,7 @@ cdef class State:
                 self.write_value[self.write_top] = self.old_write_value[w + k]
                 self.write_top += 1
         while self.n_reads + group[4] > self.read_capacity:
-            self.read_capacity *= 2
+            self.read_capacity = max(1024, 2 * self.read_capacity)
             grown = <int64_t *>realloc(self.reads, sizeof(int64_t) * self.read_capacity)
             if grown == NULL:
                 raise MemoryError()
@@ -2343,7 +2339,7 @@ cdef class State:
     cdef int room(self, int64_t writes) except -1:
         """Room for one more candidate and ``writes`` more writes."""
         if self.n_candidates >= self.candidate_capacity:
-            self.candidate_capacity *= 2
+            self.candidate_capacity = max(256, 2 * self.candidate_capacity)
             self.candidate_id = <int64_t *>realloc(self.candidate_id,
                                                    sizeof(int64_t) * self.candidate_capacity)
             self.candidate_option = <int64_t *>realloc(
@@ -2354,7 +2350,7 @@ cdef class State:
                     or self.candidate_writes == NULL):
                 raise MemoryError()
         while self.write_top + writes > self.write_capacity:
-            self.write_capacity *= 2
+            self.write_capacity = max(1024, 2 * self.write_capacity)
             self.write_slot = <int64_t *>realloc(self.write_slot,
                                                  sizeof(int64_t) * self.write_capacity)
             self.write_value = <int64_t *>realloc(self.write_value,
@@ -2646,7 +2642,7 @@ cdef class State:
         cdef State c = State.__new__(State)
         c.program = p
         c.E = self.E
-        c._allocate()
+        c._allocate(max(2 * self.heap_top, 1 << 12))
         memcpy(c.where, self.where, sizeof(int64_t) * p.n_pieces)
         memcpy(c.occupied, self.occupied, sizeof(uint64_t) * p.n_places * p.piece_words)
         memcpy(c.columns, self.columns, sizeof(int64_t) * p.column_words)
@@ -2657,11 +2653,6 @@ cdef class State:
         memcpy(c.frame_pc, self.frame_pc, sizeof(int64_t) * self.depth)
         memcpy(c.frame_base, self.frame_base, sizeof(int64_t) * self.depth)
         c.depth = self.depth
-        c.heap_capacity = self.heap_capacity
-        free(c.heap)
-        c.heap = <int64_t *>malloc(sizeof(int64_t) * self.heap_capacity)
-        if c.heap == NULL:
-            raise MemoryError()
         memcpy(c.heap, self.heap, sizeof(int64_t) * self.heap_top)
         c.heap_top, c.heap_limit = self.heap_top, self.heap_limit
         c.rng, c.turn, c.phase = self.rng, self.turn, self.phase
