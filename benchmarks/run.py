@@ -65,7 +65,8 @@ round by round, then its median, minimum and maximum. Workloads:
   compiled engine's listing of the same decisions, µs per call, after the
   C listing was checked to give exactly the engine's legal moves on every
   recorded position (``c_listing_positions``, ``c_listing_moves_checked``).
-- ``*_clone_us``: one ``clone()`` of a mid-game state on the compiled core, averaged.
+- ``*_clone_us``: one ``clone()`` of a mid-game state on the compiled core, averaged;
+  ``cortes_vm_clone_us``, of a native VM state (300 actions into a game).
 - Loads of Cortés (veteran), each in a new process with its own cache folder
   (the import of the package and of its API is not counted; modules the load
   itself imports are): ``cortes_compile_rulebook_s``
@@ -87,7 +88,9 @@ round by round, then its median, minimum and maximum. Workloads:
   rulebook (the machine, the world's pieces and places, the code: shared by
   every state), each counted once; ``cortes_state_clone_bytes``, the memory
   one ``clone()`` allocates and keeps (``tracemalloc``, over 100 clones kept
-  alive: what clones share is not counted).
+  alive: what clones share is not counted); ``cortes_vm_state_bytes``, the
+  native VM's state 300 actions into a game (``State.nbytes``: its arrays,
+  the slots and heap in use).
 - ``package``, ``version``, ``compiled_core`` (whether it runs) and
   ``compiled_core_missing`` (why not), ``pyspiel_missing``,
   ``c_listing_missing``: what was measured, and why not.
@@ -202,6 +205,14 @@ def prefix_actions(executor: Any, new_game: dict[str, Any], games: int, seed: in
         took += clock() - start
         ends.append(state.legal_action_ids())
     return took, ends
+
+
+def vm_clone_us(state: Any, clones: int = 2000) -> float:
+    """µs per ``clone()`` of a native VM state."""
+    start = clock()
+    for _ in range(clones):
+        state.clone()
+    return (clock() - start) / clones * 1e6
 
 
 def clone_us(book: cortes_rules.Rulebook, new_game: dict[str, Any], seed: int) -> float:
@@ -549,6 +560,11 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
     state = mid_game(cortes, CORTES_GAME, seed)
     figures["cortes_state_deep_bytes"] = state_deep_bytes(cortes, state)
     figures["cortes_state_clone_bytes"] = state_clone_bytes(state)
+    if vms.get("cortes") is not None:
+        native = vms["cortes"].new_game(seed=seed, log=False, **CORTES_GAME)
+        native.random_playout(seed, 300)
+        figures["cortes_vm_state_bytes"] = native.nbytes
+        repeat(figures, "cortes_vm_clone_us", repeats, lambda i: vm_clone_us(native))
 
     # The VM's movement listing against a hand-written C listing (target d).
     if c_listing.compiler() is None:
@@ -631,7 +647,9 @@ TARGETS: list[tuple[str, str, str, str, float, str, tuple[str, ...]]] = [
 REPORTED = [("f_state_bytes_deep", "bytes of one Cortés state (getsizeof, deep)",
              "cortes_state_deep_bytes", "B"),
             ("f_state_bytes_clone", "bytes one clone() allocates and keeps",
-             "cortes_state_clone_bytes", "B")]
+             "cortes_state_clone_bytes", "B"),
+            ("f_vm_state_bytes", "bytes of one Cortés state on the native VM",
+             "cortes_vm_state_bytes", "B")]
 
 
 def _why_missing(f: Figures, needs: tuple[str, ...]) -> str:

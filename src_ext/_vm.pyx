@@ -2422,6 +2422,15 @@ cdef class State:
         return self.log_lines if self.log_lines is not None else []
 
     @property
+    def nbytes(self):
+        """The bytes of this state's own data: where each piece is, the places' pieces,
+        the columns, the values, the slots in use and the heap in use (a clone copies
+        these; the listing kept for reuse is not counted)."""
+        cdef Program p = self.program
+        return 8 * (p.n_pieces + p.n_places * p.piece_words + p.column_words + p.n_values
+                    + self.top + self.heap_top + 3 * self.depth)
+
+    @property
     def slots_in_use(self):
         """Words of the slot stack in use (the frames' own at a decision)."""
         return self.top
