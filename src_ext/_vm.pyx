@@ -1095,31 +1095,31 @@ cdef class State:
 
     # ------------------------------------------------------------ the board
     cdef int put(self, int64_t piece, int64_t place) except -1:
-        cdef Program p = self.program
         cdef int64_t old = self.where[piece]
         if old == place:
             return 0
         self.touch(piece)
         if old >= 0:
-            self.occupied[old * p.piece_words + piece // 64] &= ~((<uint64_t>1) << (piece % 64))
-            self.touch(p.cell_occupied + old)
+            self.occupied[old * self.program.piece_words + piece // 64] &= ~(
+                (<uint64_t>1) << (piece % 64))
+            self.touch(self.program.cell_occupied + old)
         if place >= 0:
-            self.touch(p.cell_occupied + place)
+            self.touch(self.program.cell_occupied + place)
         self.where[piece] = place
         if place >= 0:
-            self.occupied[place * p.piece_words + piece // 64] |= (<uint64_t>1) << (piece % 64)
+            self.occupied[place * self.program.piece_words + piece // 64] |= (
+                (<uint64_t>1) << (piece % 64))
         return 0
 
     cdef int64_t pieces_in(self, int64_t place) except? 15:
         """The pieces in a place, by index, as a new list."""
-        cdef Program p = self.program
         cdef int64_t start = self.temp_top
         cdef int64_t k, b
         cdef uint64_t bits
         if self.recording:
-            self.see(p.cell_occupied + place)
-        for k in range(p.piece_words):
-            bits = self.occupied[place * p.piece_words + k]
+            self.see(self.program.cell_occupied + place)
+        for k in range(self.program.piece_words):
+            bits = self.occupied[place * self.program.piece_words + k]
             b = 0
             while bits:
                 if bits & 1:
@@ -1145,7 +1145,6 @@ cdef class State:
     # ------------------------------------------------------------ attributes
     cdef int64_t attr(self, int64_t w, int64_t name, int64_t text) except? 15:
         """``w.name``: a column of state, a derived value, or what the thing is."""
-        cdef Program p = self.program
         cdef int t = tag(w)
         cdef int64_t owner, read, mode, index, i
         cdef int64_t *s
@@ -1160,16 +1159,16 @@ cdef class State:
         elif t == T_ROW:
             return self.row_cell(w, mk(T_TEXT, text))
         else:
-            raise TypeError(f"{self.text_of(w)} has no attribute {p.strings[text]!r}")
-        read = p.t_attr_read[owner * p.n_names + name]
+            raise TypeError(f"{self.text_of(w)} has no attribute {self.program.strings[text]!r}")
+        read = self.program.t_attr_read[owner * self.program.n_names + name]
         mode, index = read >> 32, read & LOW32
         i = pay(w)
         if mode == 1:
             if self.recording:
-                self.see(p.cell_column + p.t_column_base[index] + i)
-            return self.columns[p.t_column_base[index] + i]
+                self.see(self.program.cell_column + self.program.t_column_base[index] + i)
+            return self.columns[self.program.t_column_base[index] + i]
         if mode == 2:
-            d = p.t_derived + 3 * index
+            d = self.program.t_derived + 3 * index
             s = self.push(d[1])
             s[0] = w
             cx.slots, cx.names, cx.bound = s, self.scope(d[2]), NULL
@@ -1184,36 +1183,36 @@ cdef class State:
                         self.see(i)
                     return mk(T_PLACE, self.where[i]) if self.where[i] >= 0 else NONE
                 if index == 1:
-                    return (mk(T_PLAYER, p.t_piece_side[i]) if p.t_piece_side[i] >= 0
+                    return (mk(T_PLAYER, self.program.t_piece_side[i])
+                            if self.program.t_piece_side[i] >= 0
                             else NONE)
                 if index == 2:
-                    return mk(T_TEXT, p.t_piece_class[i])
-                return mk(T_TEXT, p.t_piece_id[i])
+                    return mk(T_TEXT, self.program.t_piece_class[i])
+                return mk(T_TEXT, self.program.t_piece_id[i])
             if owner == 1:
                 if index == 0:
                     return self.pieces_in(i)
                 if index == 1:
-                    return p.t_place_features[i]
+                    return self.program.t_place_features[i]
                 if index == 2:
-                    return p.t_place_owner[i]
+                    return self.program.t_place_owner[i]
                 if index == 3:
-                    return mk(T_TEXT, p.t_place_id[i])
+                    return mk(T_TEXT, self.program.t_place_id[i])
                 if index == 4:
-                    return mk(T_TEXT, p.t_place_kind[i])
-                return p.t_place_shore[i]
-            return mk(T_TEXT, p.t_player_name[i])
-        if mode == 4 and p.t_props[i * p.n_props + index] != ERRW:
-            return p.t_props[i * p.n_props + index]
-        raise KeyError(p.strings[text])
+                    return mk(T_TEXT, self.program.t_place_kind[i])
+                return self.program.t_place_shore[i]
+            return mk(T_TEXT, self.program.t_player_name[i])
+        if mode == 4 and self.program.t_props[i * self.program.n_props + index] != ERRW:
+            return self.program.t_props[i * self.program.n_props + index]
+        raise KeyError(self.program.strings[text])
 
     cdef int64_t row_cell(self, int64_t row, int64_t column) except? 15:
-        cdef Program p = self.program
         cdef int64_t table = pay(row) >> 24, at = pay(row) & 0xFFFFFF
-        cdef int64_t columns = p.t_table_columns[table]
+        cdef int64_t columns = self.program.t_table_columns[table]
         cdef int64_t cells, i
         if self.trail != NULL:
-            mark(self.trail, p.t_table_trail[table])
-        cells = self.obj(p.t_table_rows[table])[2 + 2 * at]
+            mark(self.trail, self.program.t_table_trail[table])
+        cells = self.obj(self.program.t_table_rows[table])[2 + 2 * at]
         for i in range(self.obj(columns)[0]):
             if self.eq(self.obj(columns)[1 + i], column):
                 return self.obj(cells)[1 + i]
@@ -1221,18 +1220,17 @@ cdef class State:
 
     cdef int64_t index(self, int64_t target, int64_t key) except? 15:
         """``target[key]`` (``values.index``)."""
-        cdef Program p = self.program
         cdef int t = tag(target)
         cdef int64_t i, n
         if t == T_TABLE:
-            i = self.map_find(p.t_table_rows[pay(target)], key)
+            i = self.map_find(self.program.t_table_rows[pay(target)], key)
             if i < 0:
                 raise KeyError(self.text_of(key))
             return mk(T_ROW, (pay(target) << 24) | i)
         if t == T_MAP:
             i = self.map_find(target, key)
             if i < 0 and tag(key) == T_PLAYER:
-                i = self.map_find(target, mk(T_TEXT, p.t_player_name[pay(key)]))
+                i = self.map_find(target, mk(T_TEXT, self.program.t_player_name[pay(key)]))
             if i < 0:
                 raise KeyError(self.text_of(key))
             return self.obj(target)[2 + 2 * i]
@@ -1248,32 +1246,30 @@ cdef class State:
 
     cdef bint is_test(self, int64_t w, int64_t text) except -1:
         """``w is name`` (``values.is_test``)."""
-        cdef Program p = self.program
         cdef int t = tag(w)
         cdef int64_t name = mk(T_TEXT, text)
         if t == T_PIECE:
-            return self.contains(p.t_piece_tags[pay(w)], name)
+            return self.contains(self.program.t_piece_tags[pay(w)], name)
         if t == T_PLACE:
-            return self.contains(p.t_place_features[pay(w)], name)
+            return self.contains(self.program.t_place_features[pay(w)], name)
         if t == T_SET or t == T_LIST:
             return self.contains(w, name)
         if t == T_PLAYER:
-            return p.t_player_name[pay(w)] == text
+            return self.program.t_player_name[pay(w)] == text
         return self.eq(w, name)
 
     # ------------------------------------------------------------ clauses
     cdef int64_t applying(self, int64_t hook, Ctx *cx, int which) except? 15:
         """A hook's contributions whose condition holds, in rule order: their values
         (``which`` 0), rules (1), failing rules (2) or (value, rule) pairs (3)."""
-        cdef Program p = self.program
         cdef int64_t start = self.temp_top
         cdef int64_t i, value, pair, rule
         cdef int64_t *c
         cdef int64_t *s
         if hook < 0:
             return self.collected(T_LIST, start)
-        for i in range(p.t_hook_count[hook]):
-            c = p.t_contributions + 4 * (p.t_hook_start[hook] + i)
+        for i in range(self.program.t_hook_count[hook]):
+            c = self.program.t_contributions + 4 * (self.program.t_hook_start[hook] + i)
             s = self.push(c[2])
             try:
                 value = self.contribution(c, s, cx)
@@ -1283,7 +1279,8 @@ cdef class State:
                 continue
             rule = mk(T_TEXT, c[3])
             if self.trail != NULL:
-                mark(self.trail, p.t_contribution_trail[p.t_hook_start[hook] + i])
+                mark(self.trail,
+                     self.program.t_contribution_trail[self.program.t_hook_start[hook] + i])
             if which == 0:
                 self.gather(value)
             elif which == 1:
@@ -1313,14 +1310,13 @@ cdef class State:
 
     cdef bint forbidden(self, int64_t action, Ctx *cx) except -1:
         """Whether a forbid clause on ``action`` holds and no permit lifts it."""
-        cdef Program p = self.program
         cdef int64_t i, j
         cdef int64_t *f
         cdef int64_t *q
         cdef int64_t *s
         cdef bint holds, lifted
-        for i in range(p.t_forbid_count[action]):
-            f = p.t_forbids + 4 * (p.t_forbid_start[action] + i)
+        for i in range(self.program.t_forbid_count[action]):
+            f = self.program.t_forbids + 4 * (self.program.t_forbid_start[action] + i)
             s = self.push(f[1])
             try:
                 holds = self.holds(self.kid(f[0], s, cx))
@@ -1330,7 +1326,7 @@ cdef class State:
                 continue
             lifted = False
             for j in range(f[3]):
-                q = p.t_permits + 2 * (f[2] + j)
+                q = self.program.t_permits + 2 * (f[2] + j)
                 s = self.push(q[1])
                 try:
                     lifted = self.holds(self.kid(q[0], s, cx))
@@ -1473,8 +1469,7 @@ cdef class State:
 
     cdef int64_t ev_rare(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
         """The operators met less often (each evaluates its arguments first)."""
-        cdef Program p = self.program
-        cdef int64_t *E = p.E
+        cdef int64_t *E = self.program.E
         cdef int64_t op = E[o], n = E[o + 3]
         cdef int64_t a, b, c, w, i, start, na, da, e
         if op == X_WITH_RULES:
@@ -1482,21 +1477,21 @@ cdef class State:
         if op == X_DEFINED:
             try:
                 self.kid(E[o + 4], s, cx)
-            except (p.rules_error, ArithmeticError, TypeError, KeyError, ValueError,
+            except (self.program.rules_error, ArithmeticError, TypeError, KeyError, ValueError,
                     IndexError, AttributeError):
                 return FALSE
             return TRUE
         if op == X_TURN:
             if self.recording:
-                self.see(p.cell_turn)
+                self.see(self.program.cell_turn)
             return mk(T_INT, self.turn)
         if op == X_PHASE:
             if self.recording:
-                self.see(p.cell_turn + 1)
-            return mk(T_TEXT, p.t_phase_name[self.phase])
+                self.see(self.program.cell_turn + 1)
+            return mk(T_TEXT, self.program.t_phase_name[self.phase])
         if op == X_ROLLED:
             if self.recording:
-                self.see(p.cell_turn + 2)
+                self.see(self.program.cell_turn + 2)
             return self.last_roll
         if op == X_LIST or op == X_SET:
             start = self.temp_top
@@ -1515,7 +1510,7 @@ cdef class State:
             if is_collection(tag(a)):
                 return mk(T_INT, self.obj(a)[0])
             if tag(a) == T_TEXT:
-                return mk(T_INT, len(p.strings[pay(a)]))
+                return mk(T_INT, len(self.program.strings[pay(a)]))
             raise TypeError(f"{self.text_of(a)} has no length")
         if op == X_ANY or op == X_ALL:
             a = self.seq(a)
@@ -1560,36 +1555,36 @@ cdef class State:
         if op == X_IS_NUMBER:
             return boolw(tag(a) == T_INT or tag(a) == T_FRAC)
         if op == X_NEIGHBOURS:
-            return p.t_place_neighbours[self.place_of(a)]
+            return self.program.t_place_neighbours[self.place_of(a)]
         if op == X_ADJACENT:
-            return boolw(self.contains(p.t_place_neighbours[self.place_of(a)], b))
+            return boolw(self.contains(self.program.t_place_neighbours[self.place_of(a)], b))
         if op == X_NEXT_PLAYER:
-            if tag(a) != T_PLAYER or p.t_next_seat[pay(a)] < 0:
+            if tag(a) != T_PLAYER or self.program.t_next_seat[pay(a)] < 0:
                 raise ValueError(f"{self.text_of(a)} is not a seat")
-            return mk(T_PLAYER, p.t_next_seat[pay(a)])
+            return mk(T_PLAYER, self.program.t_next_seat[pay(a)])
         if op == X_DISTANCE:
             return self.distance(a, b)
         if op == X_DIRECTION:
             e = self.edge(self.place_of(a), self.place_of(b))
-            if e < 0 or p.t_edges[e + 1] < 0:
+            if e < 0 or self.program.t_edges[e + 1] < 0:
                 return NONE
-            return mk(T_INT, p.t_edges[e + 1])
+            return mk(T_INT, self.program.t_edges[e + 1])
         if op == X_HEXSIDE:
             e = self.edge(self.place_of(a), self.place_of(b))
-            return p.empty_set if e < 0 else p.t_edges[e + 2]
+            return self.program.empty_set if e < 0 else self.program.t_edges[e + 2]
         if op == X_SIGHT_LINES:
             return self.sight_lines(self.place_of(a), self.place_of(b))
         if op == X_ZONE:
-            return mk(T_PLACE, p.board.zone(self.py(a)).index)
+            return mk(T_PLACE, self.program.board.zone(self.py(a)).index)
         if op == X_ALLOWED:
             kind = self.text_of(a)
-            action = p.board.actions.get(kind)
+            action = self.program.board.actions.get(kind)
             return boolw(action is None or not self.forbidden(action, cx))
         if op == X_STR:
-            return mk(T_TEXT, p.text(self.text_of(a)))
+            return mk(T_TEXT, self.program.text(self.text_of(a)))
         if op == X_JOIN:
             a = self.seq(a)
-            return mk(T_TEXT, p.text(self.text_of(b).join(
+            return mk(T_TEXT, self.program.text(self.text_of(b).join(
                 [self.text_of(self.obj(a)[1 + i]) for i in range(self.obj(a)[0])])))
         if op == X_REST:
             a = self.seq(a)
@@ -1617,12 +1612,12 @@ cdef class State:
                 self.gather(w)
             return self.collected(T_LIST, start)
         if op == X_COLUMNS:
-            return p.t_table_columns[pay(a)]
+            return self.program.t_table_columns[pay(a)]
         if op == X_TABLE_RULE:
-            return mk(T_TEXT, p.t_table_rule[pay(a)])
+            return mk(T_TEXT, self.program.t_table_rule[pay(a)])
         if op == X_CELL:
             return self.row_cell(self.index(a, b), c)
-        raise p.rules_error(f"the VM has no operator number {op}")
+        raise self.program.rules_error(f"the VM has no operator number {op}")
 
     cdef int64_t sight_lines(self, int64_t a, int64_t b) except? 15:
         """The hexes between two hexes, each way the line may pass (the board's
@@ -1645,26 +1640,24 @@ cdef class State:
         return self.collected(T_LIST, start)
 
     cdef int64_t distance(self, int64_t a, int64_t b) except? 15:
-        cdef Program p = self.program
         cdef int64_t i = self.place_of(a), j = self.place_of(b), d0, d1, d2
-        if not p.t_place_is_hex[i] or not p.t_place_is_hex[j]:
+        if not self.program.t_place_is_hex[i] or not self.program.t_place_is_hex[j]:
             raise ValueError(f"distance is measured between hexes, not {self.text_of(a)} "
                              f"and {self.text_of(b)}")
-        d0 = p.t_place_coords[3 * i] - p.t_place_coords[3 * j]
-        d1 = p.t_place_coords[3 * i + 1] - p.t_place_coords[3 * j + 1]
-        d2 = p.t_place_coords[3 * i + 2] - p.t_place_coords[3 * j + 2]
+        d0 = self.program.t_place_coords[3 * i] - self.program.t_place_coords[3 * j]
+        d1 = self.program.t_place_coords[3 * i + 1] - self.program.t_place_coords[3 * j + 1]
+        d2 = self.program.t_place_coords[3 * i + 2] - self.program.t_place_coords[3 * j + 2]
         return mk(T_INT, max(d0, -d0, d1, -d1, d2, -d2))
 
     cdef int64_t function(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
         """An expanded function: its parameters bound by name when the clauses it
         consults read them; its rule joins the trail being kept."""
-        cdef Program p = self.program
-        cdef int64_t *E = p.E
+        cdef int64_t *E = self.program.E
         cdef int64_t k = E[o + 2], i
         cdef Bind binds[16]
         cdef Ctx inner
         if k > 16:
-            raise p.rules_error("a function of more than 16 parameters")
+            raise self.program.rules_error("a function of more than 16 parameters")
         inner = cx[0]
         for i in range(k):
             binds[i].name = E[o + 5 + k + i]
@@ -1676,7 +1669,6 @@ cdef class State:
         return self.kid(E[o + 4], s, &inner)
 
     cdef int64_t with_rules(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
-        cdef Program p = self.program
         cdef int64_t found, rules, pair, start, k, b
         cdef uint64_t words[TRAIL_WORDS]
         cdef uint64_t *outer = self.trail
@@ -1684,7 +1676,7 @@ cdef class State:
         memset(words, 0, sizeof(uint64_t) * TRAIL_WORDS)
         self.trail = words
         try:
-            found = self.kid(p.E[o + 4], s, cx)
+            found = self.kid(self.program.E[o + 4], s, cx)
         finally:
             self.trail = outer
         start = self.temp_top
@@ -1695,7 +1687,7 @@ cdef class State:
             b = 0
             while bits:
                 if bits & 1:
-                    self.gather(mk(T_TEXT, p.t_trail_text[64 * k + b]))
+                    self.gather(mk(T_TEXT, self.program.t_trail_text[64 * k + b]))
                 bits >>= 1
                 b += 1
         rules = self.collected(T_LIST, start)
@@ -1706,8 +1698,7 @@ cdef class State:
 
     cdef int64_t each(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
         """A comprehension (``Each``) over the domain, its binder in ``slot``."""
-        cdef Program p = self.program
-        cdef int64_t *E = p.E
+        cdef int64_t *E = self.program.E
         cdef int64_t reduce = E[o + 1] & 255, slot = E[o + 1] >> 8
         cdef int64_t where = E[o + 5], element = E[o + 6], default = E[o + 7]
         cdef int64_t domain, x, i, n, start, got, hits = 0
@@ -1796,7 +1787,7 @@ cdef class State:
                 for n in range(self.obj(x)[0]):
                     self.gather(self.obj(x)[1 + n])
             return self.collected(T_SET, start)
-        raise p.rules_error(f"the VM has no reduction number {reduce}")
+        raise self.program.rules_error(f"the VM has no reduction number {reduce}")
 
     cdef int64_t distribution(self, int64_t o, int64_t domain, int64_t *s, Ctx *inner,
                               Bind *bind) except? 15:
@@ -2215,13 +2206,12 @@ cdef class State:
 
     cdef int list_option(self, int64_t option, int64_t *scratch, Ctx *cx) except -1:
         """One option's candidates, group by group (one group when it has no parameter)."""
-        cdef Program p = self.program
-        cdef int64_t *opt = p.opts + option * OPTION_WIDTH
+        cdef int64_t *opt = self.program.opts + option * OPTION_WIDTH
         cdef int64_t slot, domain, j, n
         if opt[2] == 0:
             return self.group(option, NONE, scratch, cx)
-        slot = p.pairs[2 * opt[1]]
-        domain = self.seq(self.kid(p.pairs[2 * opt[1] + 1], scratch, cx))
+        slot = self.program.pairs[2 * opt[1]]
+        domain = self.seq(self.kid(self.program.pairs[2 * opt[1] + 1], scratch, cx))
         n = self.obj(domain)[0]
         for j in range(n):
             scratch[slot] = self.obj(domain)[1 + j]
@@ -2229,8 +2219,7 @@ cdef class State:
         return 0
 
     cdef int group(self, int64_t option, int64_t key, int64_t *scratch, Ctx *cx) except -1:
-        cdef Program p = self.program
-        cdef int64_t *opt = p.opts + option * OPTION_WIDTH
+        cdef int64_t *opt = self.program.opts + option * OPTION_WIDTH
         cdef int64_t g = self.kept_group(option, key)
         cdef int64_t first = self.n_candidates, reads = self.n_reads, at
         cdef int64_t tick = self.tick
@@ -2287,13 +2276,13 @@ cdef class State:
 
     cdef int copy_group(self, int64_t g) except -1:
         """Take kept group ``g``'s candidates and reads into the listing being made."""
-        cdef Program p = self.program
         cdef int64_t *group = self.old_groups + GROUP_WIDTH * g
         cdef int64_t c, k, n, w, option
         cdef int64_t *grown
         for c in range(group[5], group[5] + group[6]):
             option = self.old_candidate_option[c]
-            n = p.opts[option * OPTION_WIDTH + 2] + p.opts[option * OPTION_WIDTH + 4]
+            n = (self.program.opts[option * OPTION_WIDTH + 2]
+                 + self.program.opts[option * OPTION_WIDTH + 4])
             self.room(n)
             self.candidate_id[self.n_candidates] = self.old_candidate_id[c]
             self.candidate_option[self.n_candidates] = option
@@ -2315,12 +2304,11 @@ cdef class State:
         return 0
 
     cdef int walk(self, int64_t option, int64_t i, int64_t *scratch, Ctx *cx) except -1:
-        cdef Program p = self.program
-        cdef int64_t *opt = p.opts + option * OPTION_WIDTH
+        cdef int64_t *opt = self.program.opts + option * OPTION_WIDTH
         cdef int64_t slot, domain, j, n, k
         if i < opt[2]:
-            slot = p.pairs[2 * (opt[1] + i)]
-            domain = self.seq(self.kid(p.pairs[2 * (opt[1] + i) + 1], scratch, cx))
+            slot = self.program.pairs[2 * (opt[1] + i)]
+            domain = self.seq(self.kid(self.program.pairs[2 * (opt[1] + i) + 1], scratch, cx))
             n = self.obj(domain)[0]
             for j in range(n):
                 scratch[slot] = self.obj(domain)[1 + j]
@@ -2328,7 +2316,7 @@ cdef class State:
             return 0
         for j in range(opt[4]):
             k = 2 * (opt[3] + j)
-            scratch[p.pairs[k]] = self.kid(p.pairs[k + 1], scratch, cx)
+            scratch[self.program.pairs[k]] = self.kid(self.program.pairs[k + 1], scratch, cx)
         if opt[5] >= 0 and not self.holds(self.kid(opt[5], scratch, cx)):
             return 0
         if self.forbidden(opt[0], cx):
@@ -2360,31 +2348,31 @@ cdef class State:
         return 0
 
     cdef int add_candidate(self, int64_t option, int64_t *opt, int64_t *scratch) except -1:
-        cdef Program p = self.program
         cdef int64_t action = opt[0], number = 0, j, at, kind, size, w, position
         cdef int64_t count = opt[2] + opt[4]
         for j in range(opt[2]):
-            at = p.t_action_domain_at[action] + j
-            kind, size = p.t_action_domains[2 * at], p.t_action_domains[2 * at + 1]
-            w = scratch[p.pairs[2 * (opt[1] + j)]]
+            at = self.program.t_action_domain_at[action] + j
+            kind = self.program.t_action_domains[2 * at]
+            size = self.program.t_action_domains[2 * at + 1]
+            w = scratch[self.program.pairs[2 * (opt[1] + j)]]
             position = pay(w)
             if kind == 2:
-                position = p.t_hex_position[position] if tag(w) == T_PLACE else -1
+                position = self.program.t_hex_position[position] if tag(w) == T_PLACE else -1
             if position < 0 or position >= size:
-                raise p.rules_error(f"{self.text_of(w)} is outside the action's range")
+                raise self.program.rules_error(f"{self.text_of(w)} is outside the action's range")
             number = number * size + position
         self.room(count)
-        self.candidate_id[self.n_candidates] = p.t_action_base[action] + number
+        self.candidate_id[self.n_candidates] = self.program.t_action_base[action] + number
         self.candidate_option[self.n_candidates] = option
         self.candidate_writes[self.n_candidates] = self.write_top
         self.n_candidates += 1
         for j in range(opt[2]):
-            at = p.pairs[2 * (opt[1] + j)]
+            at = self.program.pairs[2 * (opt[1] + j)]
             self.write_slot[self.write_top] = at
             self.write_value[self.write_top] = scratch[at]
             self.write_top += 1
         for j in range(opt[4]):
-            at = p.pairs[2 * (opt[3] + j)]
+            at = self.program.pairs[2 * (opt[3] + j)]
             self.write_slot[self.write_top] = at
             self.write_value[self.write_top] = scratch[at]
             self.write_top += 1
