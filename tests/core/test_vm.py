@@ -2,80 +2,30 @@
 
 Seeded random games are played on both executors of one lowered rulebook
 (``cortes_rules.core.run`` is the specification, ``cortes_rules.core.vm`` the
-native VM): at each step a uniformly random legal action drawn by
-``random.Random(seed)``, or at a chance node the outcome each samples with its
-own generator (they must draw the same). At every step the legal actions,
-the chance flag, the player to act and the log lines (turn, phase, text,
-rules) must be the same, and at the end the outcome.
+native VM) by ``vm_games.play``: at each step a uniformly random legal action
+drawn by ``random.Random(seed)``, or at a chance node the outcome each samples
+with its own generator (they must draw the same). At every step the legal
+actions, the chance flag and outcomes, the generator, the player to act, the
+log lines (turn, phase, text, rules) and the refusal of an illegal action must
+be the same, and at the end the outcome. tests/core/test_vm_soak.py plays many
+more such games (``--slow``).
 """
 
 from __future__ import annotations
 
-import functools
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import cortes_rules
-from cortes_rules.core.run import Interpreter
 from cortes_rules.core.vm import layout
-from cortes_rules.dsl.to_core import to_core
 
 _vm = pytest.importorskip("cortes_rules._vm", reason="the native VM was not built")
-from cortes_rules.core.vm import VM  # noqa: E402  (needs the extension)
+from vm_games import CORE, FIXTURES, executors, play  # noqa: E402  (tests/core/vm_games.py)
 
-ROOT = Path(__file__).resolve().parents[2]
-CORE = ROOT / "tests/fixtures/core"
 # Whole games: the sequence of play (4.2) and every rule it reaches.
 pytestmark = pytest.mark.rule("4.2")
-
-
-@functools.cache
-def executors(name: str, options: str | None, scenario: str | None) -> tuple[Any, Any]:
-    kw: dict[str, Any] = {}
-    if options:
-        kw["options"] = options
-    if scenario:
-        kw["scenario"] = scenario
-    game = to_core(cortes_rules.load(name, **kw)._machine.program)
-    return Interpreter(game), VM(game)
-
-
-def lines(log: Any) -> list[tuple[int, str, str, tuple[str, ...]]]:
-    return [(e.turn, e.phase, e.text, tuple(e.rules)) for e in log]
-
-
-def play(name: str, setup: str | None, seed: int, steps: int, options: str | None = None,
-         scenario: str | None = None) -> int:
-    """One game on both executors, asserting at every step; the steps played."""
-    reference, vm = executors(name, options, scenario)
-    ref = reference.new_game(seed=seed, setup=setup)
-    ours = vm.new_game(seed=seed, setup=setup)
-    pick = random.Random(seed)
-    for step in range(steps):
-        where = f"seed {seed}, step {step}"
-        legal = ref.legal_actions()
-        assert ours.legal_actions() == legal, where
-        assert ours.legal_action_ids() == ref.legal_action_ids(), where
-        assert ours.is_chance_node() == ref.is_chance_node(), where
-        assert ours.current_player() == ref.current_player(), where
-        assert lines(ours.log) == lines(ref.log), where
-        assert ours.is_terminal() == ref.is_terminal(), where
-        if ref.is_terminal():
-            want, got = ref.outcome, ours.outcome
-            assert (got.winners, got.reason, got.scores, got.details, got.rule) == (
-                want.winners, want.reason, want.scores, want.details, want.rule), where
-            return step
-        if ref.is_chance_node():
-            assert ours.chance_outcomes() == ref.chance_outcomes(), where
-            assert ours.apply_chance() == ref.apply_chance(), where
-        else:
-            action = pick.choice(legal)
-            ref.apply(action)
-            ours.apply(action)
-    return steps
 
 
 def test_layout_matches_the_extension() -> None:
@@ -85,10 +35,6 @@ def test_layout_matches_the_extension() -> None:
     assert expressions == len(layout.EXPRESSION_OPS)
     assert instructions == len(layout.INSTRUCTIONS)
     assert tags == len(layout.TAGS) == 16
-
-
-FIXTURES = [("minimal", str(ROOT / "tests/fixtures/good/minimal.rules"))] + [
-    (p.stem, str(p)) for p in sorted(CORE.glob("*.rules"))]
 
 
 @pytest.mark.parametrize(("stem", "path"), FIXTURES, ids=[f[0] for f in FIXTURES])
