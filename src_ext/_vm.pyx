@@ -210,7 +210,7 @@ cdef class Program:
         self.sight_lines = {}
         c, t = compiled, compiled.tables
         self.E = self._array(c.expr)
-        self.H = self._array(c.heap)
+        self.H = self._array(c.constants)
         self.code = self._array(c.code)
         self.args = self._array(c.args)
         self.opts = self._array(c.options)

@@ -1,4 +1,4 @@
-"""The core IR compiled for the native VM: integer tables and a static heap.
+"""The core IR compiled for the native VM: integer tables and constant words.
 
 ``compile_game(game)`` turns a ``core.ir.Game`` into a ``Compiled``: flat lists
 of integers that ``src_ext/_vm.pyx`` copies into C arrays once, plus the cold
@@ -7,7 +7,7 @@ facts (texts, names, endings' reports) that only Python-facing paths read.
 - Expressions are nodes of one array ``expr``: ``[opcode, key, key2, n,
   child...]`` (``layout.EXPRESSION_OPS``); a child is the offset of another
   node, -1 when absent. Constants are value words (``layout``); collections
-  among them live in the static heap ``heap``.
+  among them live in ``constants``, the static heap of every state.
 - Instructions of every procedure are records of ``layout.INSTRUCTION_WIDTH``
   integers in one array, jump targets made absolute; options (a decision's
   kinds of action) are records of ``layout.OPTION_WIDTH``.
@@ -51,7 +51,7 @@ class Compiled:
 
     def __init__(self) -> None:
         self.expr: list[int] = []
-        self.heap: list[int] = []
+        self.constants: list[int] = []   # the static heap: constant collections
         self.strings: list[str] = []
         self.code: list[int] = []
         self.args: list[int] = []       # expression offsets read by instructions
@@ -110,10 +110,10 @@ class Compiler:
         return (payload << 4) | L.TAG[tag]
 
     def static(self, tag: str, items: list[int]) -> int:
-        heap = self.out.heap
-        at = len(heap)
-        heap.append(len(items) // 2 if tag == "map" else len(items))
-        heap.extend(items)
+        words = self.out.constants
+        at = len(words)
+        words.append(len(items) // 2 if tag == "map" else len(items))
+        words.extend(items)
         return self.tagged(tag, (at << 1) | 1)
 
     def word(self, value: Any) -> int:
@@ -259,8 +259,8 @@ class Compiler:
         word = expr[collection + 1]
         if word & 15 not in (L.TAG["list"], L.TAG["set"]):
             return None
-        heap, at = self.out.heap, word >> 5
-        items = set(heap[at + 1:at + 1 + heap[at]])
+        words, at = self.out.constants, word >> 5
+        items = set(words[at + 1:at + 1 + words[at]])
         table = self.out.tables.setdefault("membership", [])
         start = len(table)
         for tag, count in (("piece", len(self.game.pieces)), ("place", len(self.game.places)),
