@@ -121,10 +121,13 @@ def _elf_sections(data: bytes) -> list[str]:
 
 
 @pytest.mark.rule("2.1")
+@pytest.mark.parametrize("module", ["_core.", "_vm."], ids=["engine kernels", "native VM"])
 def test_the_compiled_core_in_the_wheel_carries_no_debug_information(
-        wheel: zipfile.ZipFile) -> None:
-    cores = [f for f in _files(wheel) if f.name.startswith("_core.") and f.suffix in (".so",
-                                                                                     ".pyd")]
+        wheel: zipfile.ZipFile, module: str) -> None:
+    """Both extensions (the engine's kernels and the native VM) are in the wheel, built
+    without debug information and stripped."""
+    cores = [f for f in _files(wheel) if f.name.startswith(module) and f.suffix in (".so",
+                                                                                    ".pyd")]
     if not cores:
         pytest.skip("this wheel was built without the compiled core (no C compiler)")
     (core,) = cores
