@@ -22,7 +22,7 @@ import cortes_rules
 from cortes_rules.core.vm import layout
 
 _vm = pytest.importorskip("cortes_rules._vm", reason="the native VM was not built")
-from vm_games import CORE, FIXTURES, executors, play  # noqa: E402  (tests/core/vm_games.py)
+from vm_games import CORE, FIXTURES, ROOT, executors, play  # noqa: E402  (tests/core/vm_games.py)
 
 # Whole games: the sequence of play (4.2) and every rule it reaches.
 pytestmark = pytest.mark.rule("4.2")
@@ -162,3 +162,25 @@ def test_a_kept_listing_is_the_listing_made_anew(name: str, options: str,
         assert ids == state.clone().legal_action_ids()
         state.apply(pick.choice(ids))
     assert state.groups_reused > 0
+
+
+def test_a_construct_the_vm_cannot_run_is_refused_at_load() -> None:
+    """An operator the VM has no code for is refused when the rulebook is compiled, with
+    the rule that states it (VMUnsupported, a CortesRulesError), never met in play."""
+    import attrs
+
+    from cortes_rules.core import ir
+    from cortes_rules.core.vm.compile import VMUnsupported, compile_game
+    from cortes_rules.dsl.to_core import to_core
+    from cortes_rules.errors import CortesRulesError
+
+    game = to_core(cortes_rules.load(str(ROOT / "tests/fixtures/good/minimal.rules"))
+                   ._machine.program)
+    at = next(i for i, ins in enumerate(game.main.code) if ins.args)
+    strange = ir.Op("no_such_operator", (), "9.9")
+    code = list(game.main.code)
+    code[at] = attrs.evolve(code[at], args=(strange, *code[at].args[1:]))
+    broken = attrs.evolve(game, main=attrs.evolve(game.main, code=tuple(code)))
+    with pytest.raises(VMUnsupported, match=r"no_such_operator.*\[rule 9\.9\]") as raised:
+        compile_game(broken)
+    assert isinstance(raised.value, CortesRulesError)
