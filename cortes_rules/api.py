@@ -22,8 +22,6 @@ from .dsl import ir
 from .dsl.diagnostics import Diagnostic
 from .engine import collector
 from .engine.actions import Action
-from .core.run.evaluate import RulesError
-from .core.vm import VM, VMUnsupported
 from .engine.ai import Rollouts, rollout_seeds, utilities
 from .engine.compile import RulesRuntimeError
 from .engine.backend import select as select_backend
@@ -205,7 +203,7 @@ class Rulebook:
         self.warnings = tuple(warnings)
         self._machine = machine
         self._blank: GameState | None = None
-        self._vm: VM | bool | None = None
+        self._vm: Any = None   # the native VM (core.vm.VM), False: none, None: not yet asked
 
     @classmethod
     def _checked(cls, program: ir.Program, warnings: Iterable[Diagnostic],
@@ -483,7 +481,7 @@ class Rulebook:
             game = vm.new_game(seed=dice, setup=setup, turn_limit=turn_limit, log=False)
             try:
                 lengths.append(game.random_playout(chooser, max_actions))
-            except RulesError as error:
+            except vm.rules_error as error:
                 raise RulesRuntimeError(str(error)) from None
             outcome = game.outcome
             returns.append(tuple(utilities(players, outcome)))
@@ -491,18 +489,21 @@ class Rulebook:
             finished.append(outcome is not None)
         return Rollouts(players, tuple(returns), tuple(lengths), tuple(winners), tuple(finished))
 
-    def _native_vm(self) -> VM | None:
+    def _native_vm(self) -> Any:
         """The native VM of this rulebook, compiled on first use, when the compiled core
         runs and the VM can run every construct of the rulebook (else None: the engine
         plays the rollouts, with the same results)."""
         if self._vm is None:
             self._vm = False
             if self.backend == "compiled":
+                # Imported here, not above: the VM and its compiler are needed only by
+                # rollouts, and would add to every ``import cortes_rules``.
+                from .core.vm import VM, VMUnsupported
                 try:
                     self._vm = VM.of(self)
                 except (ImportError, VMUnsupported):
                     self._vm = False
-        return self._vm if isinstance(self._vm, VM) else None
+        return self._vm or None
 
     def position(self, text: str) -> GameState:
         """A game state from a position's text (``GameState.to_notation``; docs/notation.md).

@@ -31,6 +31,7 @@ class VM:
         from ... import _vm   # the extension: absent on a machine that built none
 
         self.game = game
+        self.rules_error = RulesError
         self.compiled = compile_game(game)
         self.program = _vm.Program(self.compiled, Board(game), Line, Outcome, cited_rules,
                                    RulesError)
