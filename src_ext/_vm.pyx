@@ -183,6 +183,8 @@ cdef class Program:
     cdef int64_t *t_is_piece
     cdef int64_t *t_is_place
     cdef int64_t *t_membership
+    cdef int64_t *memo         # memo nodes' values, per piece then place (UNB: not yet)
+    cdef int64_t memo_width, n_once
     cdef int64_t n_pieces, n_places, n_players, n_seats, n_values, n_columns, column_words
     cdef int64_t n_names, n_props, n_endings, n_actions, n_roll_faces, piece_words
     cdef int64_t roll_base, roll_size, roll_max, draw_base, main, empty_scope, empty_set
@@ -279,6 +281,9 @@ cdef class Program:
         self.t_is_piece = self._array(t["is_piece"])
         self.t_is_place = self._array(t["is_place"])
         self.t_membership = self._array(t.get("membership", []))
+        self.memo_width = len(t["piece_side"]) + len(t["place_id"])
+        self.n_once = t.get("once_count", [0])[0]
+        self.memo = self._array([UNB] * (t.get("memo_count", [0])[0] * self.memo_width + 1))
         self.n_pieces = len(t["piece_side"])
         self.n_places = len(t["place_id"])
         self.n_players = len(t["player_name"])
@@ -383,6 +388,14 @@ cdef class State:
     cdef bint chooser_known    # the sealed choice's next chooser is chooser_word
     cdef int64_t chooser_word, chooser_pc, chooser_depth
     cdef public int64_t fallbacks
+    cdef bint listing          # inside candidates(): what ``once`` nodes keep is current
+    cdef int64_t listing_serial
+    cdef int64_t *once_value   # per ``once`` node: its value in this listing,
+    cdef int64_t *once_stamp   # the listing it was found in,
+    cdef int64_t *once_start   # and the cells it read (in once_reads)
+    cdef int64_t *once_count
+    cdef int64_t *once_reads
+    cdef int64_t once_top, once_capacity
 
     def __cinit__(self):
         self.where = self.heap = self.temp = self.candidate_id = NULL
@@ -393,6 +406,10 @@ cdef class State:
         self.candidate_writes = self.write_slot = self.write_value = NULL
         self.old_candidate_option = self.old_candidate_writes = NULL
         self.old_write_slot = self.old_write_value = NULL
+        self.once_value = self.once_stamp = self.once_start = self.once_count = NULL
+        self.once_reads = NULL
+        self.listing = False
+        self.listing_serial = self.once_top = self.once_capacity = 0
 
     def __init__(self, Program program, seed=0, setup=None, turn_limit=None, log=True):
         cdef int64_t i, c, n, base
@@ -480,7 +497,13 @@ cdef class State:
         self.listed_frame = <int64_t *>malloc(sizeof(int64_t) * (p.max_frame + 1))
         self.cell_tick = <int64_t *>calloc(p.n_cells + 1, sizeof(int64_t))
         self.read_mark = <int64_t *>calloc(p.n_cells + 1, sizeof(int64_t))
-        if self.listed_frame == NULL or self.cell_tick == NULL or self.read_mark == NULL:
+        self.once_value = <int64_t *>calloc(p.n_once + 1, sizeof(int64_t))
+        self.once_stamp = <int64_t *>calloc(p.n_once + 1, sizeof(int64_t))
+        self.once_start = <int64_t *>calloc(p.n_once + 1, sizeof(int64_t))
+        self.once_count = <int64_t *>calloc(p.n_once + 1, sizeof(int64_t))
+        if (self.listed_frame == NULL or self.cell_tick == NULL or self.read_mark == NULL
+                or self.once_value == NULL or self.once_stamp == NULL
+                or self.once_start == NULL or self.once_count == NULL):
             raise MemoryError()
         return 0
 
@@ -508,6 +531,11 @@ cdef class State:
         free(self.listed_frame)
         free(self.cell_tick)
         free(self.read_mark)
+        free(self.once_value)
+        free(self.once_stamp)
+        free(self.once_start)
+        free(self.once_count)
+        free(self.once_reads)
 
     # ------------------------------------------------------------ errors
     cdef int fail(self, str message, int64_t rule) except -1:
@@ -1465,7 +1493,69 @@ cdef class State:
             a = self.kid(E[o + 4], s, cx)
             b = self.kid(E[o + 5], s, cx)
             return boolw(self.contains(b, a) == (op == X_IN))
+        elif op == X_MEMO:
+            return self.memo(o, s, cx)
+        elif op == X_ONCE:
+            return self.once(o, s, cx)
         return self.ev_rare(o, s, cx)
+
+    cdef int64_t once(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
+        """A ``once`` node: what an option's candidates share, found at its first use in
+        a listing and kept for the rest of it, with the cells it read, which every
+        group that uses it reads too. Outside a listing, or while a rule trail is kept,
+        it is found anew."""
+        cdef int64_t *E = self.E
+        cdef int64_t k = E[o + 1], i, start, got, n
+        cdef int64_t *grown
+        cdef bint outer
+        if not self.listing or self.trail != NULL:
+            return self.kid(E[o + 4], s, cx)
+        if self.once_stamp[k] == self.listing_serial:
+            if self.recording:
+                for i in range(self.once_start[k], self.once_start[k] + self.once_count[k]):
+                    self.see(self.once_reads[i])
+            return self.once_value[k]
+        outer, start = self.recording, self.n_reads
+        self.serial += 1
+        self.recording = True
+        try:
+            got = self.kid(E[o + 4], s, cx)
+        finally:
+            self.recording = outer
+        n = self.n_reads - start
+        while self.once_top + n > self.once_capacity:
+            self.once_capacity = max(256, 2 * self.once_capacity)
+            grown = <int64_t *>realloc(self.once_reads, sizeof(int64_t) * self.once_capacity)
+            if grown == NULL:
+                raise MemoryError()
+            self.once_reads = grown
+        memcpy(self.once_reads + self.once_top, self.reads + start, sizeof(int64_t) * n)
+        self.once_start[k], self.once_count[k] = self.once_top, n
+        self.once_top += n
+        if not outer:
+            self.n_reads = start
+        self.once_value[k], self.once_stamp[k] = got, self.listing_serial
+        return got
+
+    cdef int64_t memo(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
+        """A ``memo`` node: its body reads slot ``key2`` and nothing that changes in play,
+        so its value for a piece or a place, once found, is the program's for good. The
+        table is skipped while a rule trail is kept (the body's functions and tables
+        would join it) and for a collection of the state's heap (which moves)."""
+        cdef Program p = self.program
+        cdef int64_t *E = self.E
+        cdef int64_t w = s[E[o + 2]], at, got
+        cdef int t = tag(w)
+        if self.trail != NULL or (t != T_PIECE and t != T_PLACE):
+            return self.kid(E[o + 4], s, cx)
+        at = E[o + 1] * p.memo_width + (pay(w) if t == T_PIECE else p.n_pieces + pay(w))
+        got = p.memo[at]
+        if got != UNB:
+            return got
+        got = self.kid(E[o + 4], s, cx)
+        if not is_collection(tag(got)) or pay(got) & 1:
+            p.memo[at] = got
+        return got
 
     cdef int64_t ev_rare(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
         """The operators met less often (each evaluates its arguments first)."""
@@ -1474,6 +1564,10 @@ cdef class State:
         cdef int64_t a, b, c, w, i, start, na, da, e
         if op == X_WITH_RULES:
             return self.with_rules(o, s, cx)
+        if op == X_PARTITION:
+            # a static domain split by a fixed attribute: the part of the value read
+            i = self.map_find(E[o + 1], self.kid(E[o + 4], s, cx))
+            return self.obj(E[o + 1])[2 + 2 * i] if i >= 0 else E[o + 2]
         if op == X_DEFINED:
             try:
                 self.kid(E[o + 4], s, cx)
@@ -2157,6 +2251,9 @@ cdef class State:
         scratch = self.push(n)
         memcpy(scratch, frame, sizeof(int64_t) * n)
         cx.slots, cx.names, cx.bound = scratch, self.scope(p.proc_scope[proc]), NULL
+        self.listing_serial += 1
+        self.once_top = 0
+        self.listing = True
         try:
             if ins[0] == I_SEALED:
                 cx.slots = frame
@@ -2165,7 +2262,7 @@ cdef class State:
             for k in range(ins[7]):
                 self.list_option(ins[6] + k, scratch, &cx)
         finally:
-            self.recording = False
+            self.recording = self.listing = False
             self.pop(scratch)
         self.listed = self.reusable = True
         self.listed_pc, self.listed_depth, self.listed_size = self.frame_pc[d], self.depth, n
@@ -2211,28 +2308,37 @@ cdef class State:
         if opt[2] == 0:
             return self.group(option, NONE, scratch, cx)
         slot = self.program.pairs[2 * opt[1]]
-        domain = self.seq(self.kid(self.program.pairs[2 * opt[1] + 1], scratch, cx))
+        domain = self.first_domain(option, opt, scratch, cx)
         n = self.obj(domain)[0]
         for j in range(n):
             scratch[slot] = self.obj(domain)[1 + j]
             self.group(option, scratch[slot], scratch, cx)
         return 0
 
-    cdef int group(self, int64_t option, int64_t key, int64_t *scratch, Ctx *cx) except -1:
-        cdef int64_t *opt = self.program.opts + option * OPTION_WIDTH
-        cdef int64_t g = self.kept_group(option, key)
-        cdef int64_t first = self.n_candidates, reads = self.n_reads, at
-        cdef int64_t tick = self.tick
+    cdef int64_t first_domain(self, int64_t option, int64_t *opt, int64_t *scratch,
+                              Ctx *cx) except? 15:
+        """The domain of an option's first parameter. It is kept like a group (its
+        number ``-1 - option``, the domain as its key, no candidates): taken from the
+        kept listing when none of the cells it read was written since."""
+        cdef int64_t g = self.kept_group(-1 - option, NONE)
+        cdef int64_t reads = self.n_reads, tick = self.tick, domain
         if g >= 0:
-            self.groups_reused += 1
             self.copy_group(g)
+            domain = self.old_groups[GROUP_WIDTH * g + 1]
             tick = self.old_groups[GROUP_WIDTH * g + 2]
         else:
-            self.groups_listed += 1
             self.serial += 1
             self.recording = True
-            self.walk(option, 1 if opt[2] > 0 else 0, scratch, cx)
+            domain = self.seq(self.kid(self.program.pairs[2 * opt[1] + 1], scratch, cx))
             self.recording = False
+        self.add_group(-1 - option, domain, tick, reads, self.n_candidates)
+        return domain
+
+    cdef int add_group(self, int64_t option, int64_t key, int64_t tick, int64_t reads,
+                       int64_t first) except -1:
+        """Note a group of the listing being made: its reads and candidates run from
+        ``reads`` and ``first`` to the ends of the listing's arrays."""
+        cdef int64_t at
         if self.n_groups >= self.group_capacity:
             self.group_capacity = max(64, 2 * self.group_capacity)
             self.groups = <int64_t *>realloc(self.groups,
@@ -2250,19 +2356,39 @@ cdef class State:
         self.n_groups += 1
         return 0
 
+    cdef int group(self, int64_t option, int64_t key, int64_t *scratch, Ctx *cx) except -1:
+        cdef int64_t *opt = self.program.opts + option * OPTION_WIDTH
+        cdef int64_t g = self.kept_group(option, key)
+        cdef int64_t first = self.n_candidates, reads = self.n_reads
+        cdef int64_t tick = self.tick
+        if g >= 0:
+            self.groups_reused += 1
+            self.copy_group(g)
+            tick = self.old_groups[GROUP_WIDTH * g + 2]
+        else:
+            self.groups_listed += 1
+            self.serial += 1
+            self.recording = True
+            self.walk(option, 1 if opt[2] > 0 else 0, scratch, cx)
+            self.recording = False
+        return self.add_group(option, key, tick, reads, first)
+
     cdef int64_t kept_group(self, int64_t option, int64_t key) noexcept:
-        """The kept group of ``option`` and first parameter ``key`` if none of the cells it
-        read was written since it was listed, else -1."""
+        """The kept group of ``option`` and first parameter ``key`` (any key for a
+        domain's, ``option`` < 0) if none of the cells it read was written since it was
+        listed, else -1."""
         cdef int64_t g = -1, i, at
         cdef int64_t *group
         if self.cursor < self.old_n_groups:
             at = GROUP_WIDTH * self.cursor
-            if self.old_groups[at] == option and self.old_groups[at + 1] == key:
+            if self.old_groups[at] == option and (option < 0
+                                                  or self.old_groups[at + 1] == key):
                 g = self.cursor
         if g < 0:
             for i in range(self.old_n_groups):
                 at = GROUP_WIDTH * i
-                if self.old_groups[at] == option and self.old_groups[at + 1] == key:
+                if self.old_groups[at] == option and (option < 0
+                                                      or self.old_groups[at + 1] == key):
                     g = i
                     break
         if g < 0:

@@ -27,19 +27,19 @@ __all__ = ["VM", "VMUnsupported"]
 class VM:
     """One lowered rulebook, compiled for the native VM."""
 
-    def __init__(self, game: ir.Game) -> None:
+    def __init__(self, game: ir.Game, rewrite: bool = True) -> None:
         from ... import _vm   # the extension: absent on a machine that built none
 
         self.game = game
         self.rules_error = RulesError
-        self.compiled = compile_game(game)
+        self.compiled = compile_game(game, rewrite)
         self.program = _vm.Program(self.compiled, Board(game), Line, Outcome, cited_rules,
                                    RulesError)
 
     @classmethod
-    def of(cls, rulebook: object) -> VM:
+    def of(cls, rulebook: object, rewrite: bool = True) -> VM:
         """The VM of a loaded ``cortes_rules.Rulebook`` (its checked program)."""
-        return cls(to_core(rulebook._machine.program))  # type: ignore[attr-defined]
+        return cls(to_core(rulebook._machine.program), rewrite)  # type: ignore[attr-defined]
 
     def new_game(self, *, seed: int = 0, setup: str | None = None,
                  turn_limit: int | None = None, log: bool = True) -> Any:

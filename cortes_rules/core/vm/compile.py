@@ -77,12 +77,13 @@ class Compiler:
     """Builds one ``Compiled`` from a ``Game`` (and the reference's static ``Board``,
     whose action space and neighbour order the VM shares)."""
 
-    def __init__(self, game: ir.Game) -> None:
+    def __init__(self, game: ir.Game, rewrite: bool = True) -> None:
         self.game = game
+        self.rewrite = rewrite   # the load-time rewrites: memo, partition, once
         self.board = Board(game)
         self.out = Compiled()
         self._strings: dict[str, int] = {}
-        self._memo: dict[int, int] = {}
+        self._memo: dict[Any, int] = {}
         self._keep: list[Any] = []     # nodes whose id() is a memo key stay alive
         self.places = {p.id: i for i, p in enumerate(game.places)}
         self._trail: dict[str, int] = {}
@@ -90,6 +91,11 @@ class Compiler:
         self._ctx_names: frozenset[str] | None = None
         self._is_keys: dict[str, int] = {}   # the names ``is`` tests, numbered
         self._folder: _Folder | None = None
+        self._changing: frozenset[str] | None = None   # set once columns are known
+        self._memo_depth = 0
+        self.memo_count = 0
+        self._varying: frozenset[int] | None = None   # compiling an option: its slots
+        self.once_count = 0
 
     # ------------------------------------------------------------ words
     def string(self, text: str) -> int:
@@ -173,18 +179,55 @@ class Compiler:
     def expr(self, e: ir.Expr | None) -> int:
         if e is None:
             return -1
-        found = self._memo.get(id(e))
+        varying = self._varying
+        key: Any = id(e) if varying is None else (id(e), varying)
+        found = self._memo.get(key)
         if found is None:
-            found = self._memo[id(e)] = self._expr(e)
+            if varying is not None and self.rewrite and _hoistable(e, varying):
+                self._varying = None
+                try:
+                    body = self.expr(e)
+                finally:
+                    self._varying = varying
+                self.once_count += 1
+                found = self.node("once", self.once_count - 1, 0, [body])
+            else:
+                found = self._expr(e)
+            self._memo[key] = found
             self._keep.append(e)
         return found
 
     def _expr(self, e: ir.Expr) -> int:
-        b = self.board
         if isinstance(e, (ir.Op, ir.Each)) and _static(e):
             folded = self.fold(e)
             if folded is not None:
                 return self.node("const", folded)
+        slot = self._memo_slot(e)
+        if slot is None:
+            return self._plain(e)
+        self._memo_depth += 1
+        try:
+            body = self._plain(e)
+        finally:
+            self._memo_depth -= 1
+        self.memo_count += 1
+        return self.node("memo", self.memo_count - 1, slot, [body])
+
+    def _memo_slot(self, e: ir.Expr) -> int | None:
+        """The one slot an expression reads, when nothing else it reads changes in play
+        and it is worth a table (``memo`` nodes: its value kept per piece and place)."""
+        changing = self._changing
+        if (changing is None or not self.rewrite or self._memo_depth
+                or not isinstance(e, (ir.Op, ir.Each))):
+            return None
+        free = _free_slots(e)
+        if len(free) != 1 or _weight(e) < MEMO_WEIGHT:
+            return None
+        (slot,) = free
+        return slot if _static(e, frozenset(free), changing) else None
+
+    def _plain(self, e: ir.Expr) -> int:
+        b = self.board
         if isinstance(e, ir.Op) and e.op in ("in", "notin"):
             table = self.membership(e.args[1])
             if table is not None:
@@ -201,9 +244,11 @@ class Compiler:
             return self.node("ctx", self.name(e.name), 0,
                              [self.expr(e.default)] if e.default is not None else [])
         if isinstance(e, ir.Each):
+            narrowed = self.narrowed(e)
+            domain, where = narrowed if narrowed else (self.expr(e.domain), e.where)
             return self.node("each", L.REDUCTION[e.reduce] | (e.slot << 8),
                              self.name(e.name) if e.name else -1,
-                             [self.expr(x) for x in (e.domain, e.where, e.element, e.default)])
+                             [domain, *(self.expr(x) for x in (where, e.element, e.default))])
         op = e.op
         if op not in L.EXPRESSION_OP:
             raise VMUnsupported(f"the VM does not run {op!r} yet [rule {e.rule}]")
@@ -246,6 +291,62 @@ class Compiler:
             return self.word(value)
         except Exception:  # noqa: BLE001 - what fails to fold is evaluated in play
             return None
+
+    def narrowed(self, e: ir.Each) -> tuple[int, ir.Expr | None] | None:
+        """For ``x in D where x.a == v and ...`` with D static and ``a`` fixed at load:
+        a ``partition`` node giving the items of D whose ``a`` is ``v`` (D split by
+        ``a`` here, each part in D's order), and what is left of the filter; None when
+        the comprehension is not of that form.
+
+        The parts hold what the test would keep, so the comprehension sees the same
+        items in the same order; ``v`` (a slot, a name, a value or a constant) is read
+        once instead of once per item, which reads nothing and cannot fail otherwise."""
+        where, changing = e.where, self._changing
+        if (changing is None or not self.rewrite or e.reduce in ("all", "distribution")
+                or not (isinstance(where, ir.Op) and where.op == "and" and where.args)):
+            return None
+        test = where.args[0]
+        if not (isinstance(test, ir.Op) and test.op == "=="):
+            return None
+        for read, other in (test.args, test.args[::-1]):
+            if (isinstance(read, ir.Op) and read.op == "attr" and read.key not in changing
+                    and isinstance(read.args[0], ir.Slot) and read.args[0].index == e.slot
+                    and _plain_read(other) and e.slot not in _free_slots(other)):
+                parts = self._parts(e, read)
+                if parts is not None:
+                    break
+        else:
+            return None
+        rest = where.args[1:]
+        left: ir.Expr | None = (None if not rest else rest[0] if len(rest) == 1
+                                else ir.Op("and", rest, where.rule))
+        self._keep.append(left)
+        return self.node("partition", parts, self.word(()), [self.expr(other)]), left
+
+    def _parts(self, e: ir.Each, read: ir.Op) -> int | None:
+        """The static map from each value of ``read`` over ``e``'s static domain to the
+        domain's items of that value, or None (the domain is not a static list, or a
+        value is not a piece, place, player, text or none)."""
+        if not (isinstance(e.domain, ir.Ref) or _static(e.domain)):
+            return None
+        if self._folder is None:
+            self._folder = _Folder(self.board)
+        slots = [UNBOUND] * 256
+        try:
+            items = self._folder.value(e.domain, slots, Scope({}, []))
+            if not isinstance(items, (tuple, list)) or not items:
+                return None
+            parts: dict[int, list[Any]] = {}
+            for x in items:
+                slots[e.slot] = x
+                key = self.word(self._folder.value(read, slots, Scope({}, [])))
+                if key & 15 not in _PART_KEYS:
+                    return None
+                parts.setdefault(key, []).append(x)
+        except Exception:  # noqa: BLE001 - a domain that cannot be split is walked in play
+            return None
+        return self.static("map", [w for key, part in parts.items()
+                                   for w in (key, self.word(tuple(part)))])
 
     def membership(self, e: ir.Expr) -> tuple[int, int] | None:
         """For ``x in C`` with C static: where a table of which pieces, places and players
@@ -330,6 +431,7 @@ class Compiler:
         t["derived"] = [x for d in game.derived
                         for x in (self.expr(d.expr), max(d.frame, 1), owner_scope[d.owner])]
         self._reads = (column_of, derived, props)
+        self._changing = _changing_names(column_of, derived)
         # globals
         t["global_initial"] = [self.expr(g.initial) for g in game.values]
         t["global_frame"] = [g.frame for g in game.values]
@@ -395,6 +497,8 @@ class Compiler:
         t["phase_name"] = [self.string(p.name) for p in game.phases]
         t["empty_scope"] = [empty]
         t["attr_read"] = self._attr_reads()
+        t["memo_count"] = [self.memo_count]
+        t["once_count"] = [self.once_count]
         out.phase_labels = [p.label for p in game.phases]
         out.setups = {s.name: list(s.placements) for s in game.setups}
         out.sequence_rule = game.main.rule
@@ -555,17 +659,30 @@ class Compiler:
         return self._ctx_names
 
     def _option(self, option: ir.Option, start: int) -> None:
+        """An option's record. What its later domains, bindings and filter read that
+        its candidates do not change is hoisted (``once`` nodes: found once a listing)."""
         out = self.out
+        exprs = [e for _, e in (*option.params, *option.bindings)] + [option.where]
+        varying = frozenset(slot for slot, _ in (*option.params, *option.bindings))
+        varying |= {slot for e in exprs for slot in _bound_slots(e)}
         params_at = len(out.pairs) // 2
-        for slot, domain in option.params:
-            out.pairs.extend((slot, self.expr(domain)))
+        for i, (slot, domain) in enumerate(option.params):
+            out.pairs.extend((slot, self._in_listing(domain, varying if i else None)))
         bindings_at = len(out.pairs) // 2
         for slot, e in option.bindings:
-            out.pairs.extend((slot, self.expr(e)))
+            out.pairs.extend((slot, self._in_listing(e, varying)))
         out.options.extend((option.action, params_at, len(option.params), bindings_at,
-                            len(option.bindings), self.expr(option.where),
+                            len(option.bindings), self._in_listing(option.where, varying),
                             self.expr(option.cite), start + option.body,
                             self.string(option.rule)))
+
+    def _in_listing(self, e: ir.Expr | None, varying: frozenset[int] | None) -> int:
+        """``e`` compiled with what reads none of the ``varying`` slots hoisted."""
+        self._varying = varying
+        try:
+            return self.expr(e)
+        finally:
+            self._varying = None
 
     def _finish_scopes(self) -> None:
         names = self.out.names
@@ -578,21 +695,39 @@ class Compiler:
         self.out.scopes = rows
 
 
-def compile_game(game: ir.Game) -> Compiled:
+def compile_game(game: ir.Game, rewrite: bool = True) -> Compiled:
     """The VM's tables for one lowered rulebook; ``VMUnsupported`` names what it
-    cannot run yet."""
-    return Compiler(game).compile()
+    cannot run yet. ``rewrite=False`` leaves out the load-time rewrites (``memo``,
+    ``partition`` and ``once`` nodes), which change no result (tests hold the two
+    to each other)."""
+    return Compiler(game, rewrite).compile()
 
 
 class _Folder(Evaluator):
     """The reference interpreter's expressions over the static game alone: what ``fold``
-    evaluates reads no state."""
+    evaluates reads no state (``attribute``: only what is fixed at load)."""
 
     ref = State.ref
+    attribute = State.attribute
 
     def __init__(self, board: Board) -> None:
         self.board, self.game = board, board.game
         self.drawn, self.values = None, []
+        self.columns: dict[Any, Any] = {}
+        self.derived: dict[Any, Any] = {}
+        self.where: list[Any] = [None] * len(board.pieces)   # never read: a name it
+        # would be read by changes in play (``_changing_names``)
+
+
+_PART_KEYS = frozenset(L.TAG[t] for t in ("none", "piece", "place", "player", "text"))
+"""The kinds of value a ``partition`` splits by: ``==`` on them is the word's identity."""
+
+
+def _plain_read(e: Any) -> bool:
+    """A slot, a value, a name without a default or a constant: read at no cost and
+    without failing once set (the other side of a ``partition``'s test)."""
+    return (isinstance(e, (ir.Slot, ir.Global, ir.Const, ir.Ref))
+            or (isinstance(e, ir.Ctx) and e.default is None))
 
 
 _STATIC_OPS = frozenset((
@@ -605,20 +740,99 @@ _STATIC_OPS = frozenset((
 """The operators whose value depends on their arguments alone (no state, no rule trail)."""
 
 
-def _static(e: Any, bound: frozenset[int] = frozenset()) -> bool:
+_MARKING_OPS = frozenset(("function", "index"))
+"""Operators that read nothing that changes but may add to a rule trail: a ``memo``
+node's body may hold them, since the VM uses its table only when no trail is kept."""
+
+MEMO_WEIGHT = 4
+"""The fewest operator nodes an expression of one slot needs to get a ``memo`` table."""
+
+
+def _static(e: Any, bound: frozenset[int] = frozenset(),
+            changing: frozenset[str] | None = None) -> bool:
     """Whether an expression reads nothing that changes in play (constants, the map, the
-    tables, the slots its own comprehensions bind) and adds nothing to a rule trail."""
+    tables, the slots its own comprehensions bind) and adds nothing to a rule trail.
+
+    Given ``changing`` (``_changing_names``), it may also read any attribute not named
+    there and hold functions and indexing, which may add to a rule trail (what a
+    ``memo`` body may hold)."""
     if e is None or isinstance(e, (ir.Const, ir.Ref)):
         return True
     if isinstance(e, ir.Slot):
         return e.index in bound
     if isinstance(e, ir.Each):
         inner = bound | {e.slot}
-        return (_static(e.domain, bound) and _static(e.default, bound)
-                and _static(e.where, inner) and _static(e.element, inner))
+        return (_static(e.domain, bound, changing) and _static(e.default, bound, changing)
+                and _static(e.where, inner, changing)
+                and _static(e.element, inner, changing))
     if isinstance(e, ir.Op):
-        return e.op in _STATIC_OPS and all(_static(a, bound) for a in e.args)
+        if e.op in _STATIC_OPS:
+            pass
+        elif changing is None:
+            return False
+        elif e.op == "attr":
+            if e.key in changing:
+                return False
+        elif e.op not in _MARKING_OPS:
+            return False
+        return all(_static(a, bound, changing) for a in e.args)
     return False
+
+
+_CONTEXT_OPS = frozenset(("hook", "hook_rules", "hook_failing", "hook_applied", "allowed"))
+"""Operators that read the clause's context by name (as ``Ctx`` does)."""
+
+
+def _hoistable(e: Any, varying: frozenset[int]) -> bool:
+    """Whether an option's expression is the same for every candidate of a listing:
+    worth a ``once`` node, reading none of the ``varying`` slots and nothing by name."""
+    return (isinstance(e, (ir.Op, ir.Each)) and _weight(e) >= HOIST_WEIGHT
+            and not _free_slots(e) & varying and not _reads_context(e) and not _static(e))
+
+
+HOIST_WEIGHT = 3
+"""The fewest operator nodes an expression needs to be hoisted out of a listing."""
+
+
+def _reads_context(e: Any) -> bool:
+    if isinstance(e, ir.Ctx):
+        return True
+    if isinstance(e, ir.Each):
+        return any(_reads_context(x) for x in (e.domain, e.where, e.element, e.default))
+    if isinstance(e, ir.Op):
+        return e.op in _CONTEXT_OPS or any(_reads_context(a) for a in e.args)
+    return False
+
+
+def _bound_slots(e: Any) -> set[int]:
+    """The slots the comprehensions inside an expression bind."""
+    if isinstance(e, ir.Each):
+        return {e.slot}.union(*(_bound_slots(x) for x in (e.domain, e.where, e.element,
+                                                          e.default)))
+    if isinstance(e, ir.Op):
+        return set().union(*(_bound_slots(a) for a in e.args))
+    if isinstance(e, ir.Ctx):
+        return _bound_slots(e.default)
+    return set()
+
+
+def _weight(e: Any) -> int:
+    """The operator and comprehension nodes of an expression."""
+    if isinstance(e, ir.Each):
+        return 1 + sum(_weight(x) for x in (e.domain, e.where, e.element, e.default))
+    if isinstance(e, ir.Op):
+        return 1 + sum(_weight(a) for a in e.args)
+    return 0
+
+
+def _changing_names(column_of: dict[tuple[str, str], int],
+                    derived: dict[tuple[str, str], int]) -> frozenset[str]:
+    """The attribute names that may read state: a column or a derived value of any
+    owner, where a piece is, what a place holds. Any other name is fixed at load (a
+    piece's side, class, id and printed values, a place's terrain, kind, owner and
+    shore, a player's name, a table row's cells)."""
+    return frozenset({name for _, name in column_of} | {name for _, name in derived}
+                     | {"place", "pieces"})
 
 
 def _free_slots(e: Any, bound: frozenset[int] = frozenset()) -> set[int]:

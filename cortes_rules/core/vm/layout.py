@@ -36,6 +36,13 @@ EXPRESSION_OPS = (
     "is_number", "neighbours", "adjacent", "columns", "table_rule", "cell",
     # ``x in C`` for a static C: a table of its pieces, places and players (compile.membership)
     "in_static", "notin_static",
+    # an expression of one slot that reads nothing that changes: its value kept per piece
+    # and place (compile.Compiler._memo_slot)
+    "memo",
+    # the items of a static domain whose fixed attribute is a value (compile.narrowed)
+    "partition",
+    # what an option's candidates share: found once a listing (compile.Compiler._option)
+    "once",
 )
 EXPRESSION_OP = {name: i for i, name in enumerate(EXPRESSION_OPS)}
 
