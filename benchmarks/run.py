@@ -59,12 +59,16 @@ round by round, then its median, minimum and maximum. Workloads:
   actions counted as games times the mean length of uniform random chess
   games measured in the same run. Ratios ``*_rollouts_vs_chess`` and
   ``*_rollouts_vs_reference`` (VM prefix over reference prefix: target c).
-- ``c_listing_us``, ``engine_listing_us``, ``listing_vs_c`` (target d): the
-  hand-written C listing of the Cortés movement clauses
-  (``benchmarks/c_listing.py``, compiled with ``cc`` at run time) and the
-  compiled engine's listing of the same decisions, µs per call, after the
-  C listing was checked to give exactly the engine's legal moves on every
-  recorded position (``c_listing_positions``, ``c_listing_moves_checked``).
+- ``c_listing_us``, ``engine_listing_us``, ``engine_listing_vs_c``,
+  ``vm_listing_us``, ``c_recorded_listing_us``, ``listing_vs_c`` (target d):
+  the hand-written C listing of the Cortés movement clauses
+  (``benchmarks/c_listing.py``, compiled with ``cc`` at run time), the
+  compiled engine's listing of the same decisions and the native VM's
+  (each listed anew, on the recorded positions the VM reaches by the same
+  actions and dice), µs per call, after the C listing and the VM were checked
+  to give exactly the engine's legal moves on every position
+  (``c_listing_positions``, ``c_listing_vm_positions``,
+  ``c_listing_moves_checked``); ``listing_vs_c`` is the VM's over C's.
 - ``*_clone_us``: one ``clone()`` of a mid-game state on the compiled core, averaged;
   ``cortes_vm_clone_us``, of a native VM state (300 actions into a game).
 - Loads of Cortés (veteran), each in a new process with its own cache folder

@@ -184,7 +184,7 @@ cdef class Program:
     cdef int64_t *t_is_place
     cdef int64_t *t_membership
     cdef int64_t *memo         # memo nodes' values, per piece then place (UNB: not yet)
-    cdef int64_t memo_width, n_once
+    cdef int64_t memo_width, n_once, n_inv, n_scopes
     cdef int64_t n_pieces, n_places, n_players, n_seats, n_values, n_columns, column_words
     cdef int64_t n_names, n_props, n_endings, n_actions, n_roll_faces, piece_words
     cdef int64_t roll_base, roll_size, roll_max, draw_base, main, empty_scope, empty_set
@@ -283,6 +283,8 @@ cdef class Program:
         self.t_membership = self._array(t.get("membership", []))
         self.memo_width = len(t["piece_side"]) + len(t["place_id"])
         self.n_once = t.get("once_count", [0])[0]
+        self.n_inv = t.get("inv_count", [0])[0]
+        self.n_scopes = t.get("scope_count", [0])[0]
         self.memo = self._array([UNB] * (t.get("memo_count", [0])[0] * self.memo_width + 1))
         self.n_pieces = len(t["piece_side"])
         self.n_places = len(t["place_id"])
@@ -396,6 +398,10 @@ cdef class State:
     cdef int64_t *once_count
     cdef int64_t *once_reads
     cdef int64_t once_top, once_capacity
+    cdef int64_t *inv_value    # per ``inv`` node: its value, and the run it was found in
+    cdef int64_t *inv_stamp
+    cdef int64_t *scope_run    # per comprehension scope: the run under way
+    cdef int64_t runs
 
     def __cinit__(self):
         self.where = self.heap = self.temp = self.candidate_id = NULL
@@ -407,7 +413,8 @@ cdef class State:
         self.old_candidate_option = self.old_candidate_writes = NULL
         self.old_write_slot = self.old_write_value = NULL
         self.once_value = self.once_stamp = self.once_start = self.once_count = NULL
-        self.once_reads = NULL
+        self.once_reads = self.inv_value = self.inv_stamp = self.scope_run = NULL
+        self.runs = 0
         self.listing = False
         self.listing_serial = self.once_top = self.once_capacity = 0
 
@@ -536,6 +543,9 @@ cdef class State:
         free(self.once_start)
         free(self.once_count)
         free(self.once_reads)
+        free(self.inv_value)
+        free(self.inv_stamp)
+        free(self.scope_run)
 
     # ------------------------------------------------------------ errors
     cdef int fail(self, str message, int64_t rule) except -1:
@@ -1497,6 +1507,8 @@ cdef class State:
             return self.memo(o, s, cx)
         elif op == X_ONCE:
             return self.once(o, s, cx)
+        elif op == X_INV:
+            return self.inv(o, s, cx)
         return self.ev_rare(o, s, cx)
 
     cdef int64_t once(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
@@ -1791,7 +1803,47 @@ cdef class State:
         return pair
 
     cdef int64_t each(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
-        """A comprehension (``Each``) over the domain, its binder in ``slot``."""
+        """A comprehension (``Each``) over the domain, its binder in ``slot``. One whose
+        filter or element holds ``inv`` nodes (its scope number, ``E[o + 8]`` >= 0)
+        runs as a new run of its scope, the outer run's restored after."""
+        cdef int64_t scope = self.E[o + 8], saved, got
+        if scope < 0:
+            return self.each_run(o, s, cx)
+        if self.scope_run == NULL:
+            self._scope_arrays()
+        saved = self.scope_run[scope]
+        self.runs += 1
+        self.scope_run[scope] = self.runs
+        try:
+            got = self.each_run(o, s, cx)
+        finally:
+            self.scope_run[scope] = saved
+        return got
+
+    cdef int _scope_arrays(self) except -1:
+        cdef Program p = self.program
+        self.inv_value = <int64_t *>calloc(p.n_inv + 1, sizeof(int64_t))
+        self.inv_stamp = <int64_t *>calloc(p.n_inv + 1, sizeof(int64_t))
+        self.scope_run = <int64_t *>calloc(p.n_scopes + 1, sizeof(int64_t))
+        if self.inv_value == NULL or self.inv_stamp == NULL or self.scope_run == NULL:
+            raise MemoryError()
+        return 0
+
+    cdef int64_t inv(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
+        """An ``inv`` node: what the items of comprehension scope ``key2`` share, found at
+        its first use in a run of the scope and kept for the rest of the run (found
+        anew while a rule trail is kept)."""
+        cdef int64_t *E = self.E
+        cdef int64_t k = E[o + 1], run = self.scope_run[E[o + 2]], got
+        if self.trail != NULL:
+            return self.kid(E[o + 4], s, cx)
+        if self.inv_stamp[k] == run:
+            return self.inv_value[k]
+        got = self.kid(E[o + 4], s, cx)
+        self.inv_value[k], self.inv_stamp[k] = got, run
+        return got
+
+    cdef int64_t each_run(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
         cdef int64_t *E = self.program.E
         cdef int64_t reduce = E[o + 1] & 255, slot = E[o + 1] >> 8
         cdef int64_t where = E[o + 5], element = E[o + 6], default = E[o + 7]
@@ -2605,6 +2657,18 @@ cdef class State:
         memcpy(ids, self.candidate_id, sizeof(int64_t) * self.n_candidates)
         qsort(ids, self.n_candidates, sizeof(int64_t), _by_value)
         return [ids[i] for i in range(self.n_candidates)]
+
+    def list_anew(self, int64_t times=1):
+        """List the pending decision ``times`` times, each anew, with nothing kept from
+        an earlier listing (what a listing costs without reuse: benchmarks/c_listing.py);
+        returns how many candidates it has."""
+        cdef int64_t i
+        if self.outcome_found is not None or self.is_chance_node():
+            return 0
+        for i in range(times):
+            self.listed = self.reusable = False
+            self.candidates()
+        return self.n_candidates
 
     def legal_actions(self):
         return [self.program.board.action_text(n) for n in self.legal_action_ids()]

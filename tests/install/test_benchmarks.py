@@ -144,6 +144,17 @@ def test_the_c_listing_lists_the_engines_moves_on_recorded_positions(listing: An
     assert listing.check() > 8 * 10          # every move of every position, compared
 
 
+@pytest.mark.rule("7.1", "7.5")
+def test_the_native_vm_reaches_the_recorded_positions(listing: Any) -> None:
+    # Target (d) times the VM's listing: it must stand where the engine stands.
+    pytest.importorskip("cortes_rules._vm", reason="the native VM was not built")
+    assert len(listing.native) == len(listing.positions) - len(listing.hand_made) == 8
+    for state, twin in zip(listing.positions[len(listing.hand_made):], listing.native,
+                           strict=True):
+        assert twin.legal_action_ids() == state.legal_action_ids()
+        assert twin.list_anew(2) == len(state.legal_action_ids())
+
+
 @pytest.mark.rule("7.2")
 def test_the_c_listing_check_fails_when_the_listings_differ(listing: Any) -> None:
     # Marking every unit's move finished (7.2) leaves the C listing nothing to

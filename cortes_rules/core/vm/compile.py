@@ -96,6 +96,10 @@ class Compiler:
         self.memo_count = 0
         self._varying: frozenset[int] | None = None   # compiling an option: its slots
         self.once_count = 0
+        # compiling a comprehension's filter or element: its scope number, inner slots
+        self._each_scope: tuple[int, frozenset[int]] | None = None
+        self.scope_count = self.inv_count = 0
+        self._scopes_used: set[int] = set()
 
     # ------------------------------------------------------------ words
     def string(self, text: str) -> int:
@@ -179,23 +183,54 @@ class Compiler:
     def expr(self, e: ir.Expr | None) -> int:
         if e is None:
             return -1
-        varying = self._varying
-        key: Any = id(e) if varying is None else (id(e), varying)
+        varying, scope = self._varying, self._each_scope
+        key: Any = id(e) if varying is None and scope is None else (id(e), varying, scope)
         found = self._memo.get(key)
         if found is None:
             if varying is not None and self.rewrite and _hoistable(e, varying):
-                self._varying = None
-                try:
-                    body = self.expr(e)
-                finally:
-                    self._varying = varying
+                found = self.node("once", self.once_count, 0, [self._unscoped(e)])
                 self.once_count += 1
-                found = self.node("once", self.once_count - 1, 0, [body])
+            elif scope is not None and _hoistable(e, scope[1]):
+                found = self.node("inv", self.inv_count, scope[0], [self._unscoped(e)])
+                self.inv_count += 1
+                self._scopes_used.add(scope[0])
             else:
                 found = self._expr(e)
             self._memo[key] = found
             self._keep.append(e)
         return found
+
+    def _unscoped(self, e: ir.Expr) -> int:
+        """``e`` compiled outside any option or comprehension scope (a hoisted body)."""
+        saved = self._varying, self._each_scope
+        self._varying = self._each_scope = None
+        try:
+            return self.expr(e)
+        finally:
+            self._varying, self._each_scope = saved
+
+    def _each(self, e: ir.Each) -> int:
+        """A comprehension. What its filter and element read that no item changes (none
+        of the slots bound inside it, nothing by name) is hoisted into ``inv`` nodes,
+        found once each time the comprehension runs (its ``scope`` number, the node's
+        fifth child)."""
+        narrowed = self.narrowed(e)
+        domain, where = narrowed if narrowed else (self.expr(e.domain), e.where)
+        inner = frozenset({e.slot} | _bound_slots(e.where) | _bound_slots(e.element))
+        saved = self._each_scope
+        number = self.scope_count if self.rewrite else -1
+        if self.rewrite:
+            self.scope_count += 1
+            self._each_scope = (number, inner)
+        try:
+            parts = [self.expr(where), self.expr(e.element)]
+        finally:
+            self._each_scope = saved
+        if number not in self._scopes_used:
+            number = -1   # nothing hoisted: the comprehension needs no scope
+        return self.node("each", L.REDUCTION[e.reduce] | (e.slot << 8),
+                         self.name(e.name) if e.name else -1,
+                         [domain, *parts, self.expr(e.default), number])
 
     def _expr(self, e: ir.Expr) -> int:
         if isinstance(e, (ir.Op, ir.Each)) and _static(e):
@@ -244,11 +279,7 @@ class Compiler:
             return self.node("ctx", self.name(e.name), 0,
                              [self.expr(e.default)] if e.default is not None else [])
         if isinstance(e, ir.Each):
-            narrowed = self.narrowed(e)
-            domain, where = narrowed if narrowed else (self.expr(e.domain), e.where)
-            return self.node("each", L.REDUCTION[e.reduce] | (e.slot << 8),
-                             self.name(e.name) if e.name else -1,
-                             [domain, *(self.expr(x) for x in (where, e.element, e.default))])
+            return self._each(e)
         op = e.op
         if op not in L.EXPRESSION_OP:
             raise VMUnsupported(f"the VM does not run {op!r} yet [rule {e.rule}]")
@@ -499,6 +530,8 @@ class Compiler:
         t["attr_read"] = self._attr_reads()
         t["memo_count"] = [self.memo_count]
         t["once_count"] = [self.once_count]
+        t["inv_count"] = [self.inv_count]
+        t["scope_count"] = [self.scope_count]
         out.phase_labels = [p.label for p in game.phases]
         out.setups = {s.name: list(s.placements) for s in game.setups}
         out.sequence_rule = game.main.rule

@@ -43,6 +43,8 @@ EXPRESSION_OPS = (
     "partition",
     # what an option's candidates share: found once a listing (compile.Compiler._option)
     "once",
+    # what a comprehension's items share: found once each time it runs (compile._each)
+    "inv",
 )
 EXPRESSION_OP = {name: i for i, name in enumerate(EXPRESSION_OPS)}
 
