@@ -2662,10 +2662,10 @@ cdef class State:
         """List the pending decision ``times`` times, each anew, with nothing kept from
         an earlier listing (what a listing costs without reuse: benchmarks/c_listing.py);
         returns how many candidates it has."""
-        cdef int64_t i
+        cdef int64_t _
         if self.outcome_found is not None or self.is_chance_node():
             return 0
-        for i in range(times):
+        for _ in range(times):
             self.listed = self.reusable = False
             self.candidates()
         return self.n_candidates
