@@ -2668,6 +2668,8 @@ cdef class State:
         for _ in range(times):
             self.listed = self.reusable = False
             self.candidates()
+            if self.heap_top > self.heap_limit:   # as after each step of play
+                self.collect_garbage()
         return self.n_candidates
 
     def legal_actions(self):
