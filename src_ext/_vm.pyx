@@ -25,7 +25,7 @@ move. ``_vm.pxd`` declares the words, the opcodes and the state's layout.
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 from array import array
 from fractions import Fraction
@@ -185,6 +185,15 @@ cdef class Program:
     cdef int64_t *t_membership
     cdef int64_t *memo         # memo nodes' values, per piece then place (UNB: not yet)
     cdef int64_t memo_width, n_once, n_inv, n_scopes
+    # ``keyed`` nodes' table: KEY_WIDTH words of key (node number, then what it read),
+    # the value, and the rules it cites (a number of an interned trail in ``mark_sets``)
+    cdef int64_t *keyed_keys
+    cdef int64_t *keyed_values
+    cdef int64_t *keyed_marks
+    cdef int64_t keyed_capacity, keyed_used
+    cdef uint64_t *mark_sets
+    cdef int64_t mark_count, mark_capacity
+    cdef dict mark_numbers
     cdef int64_t n_pieces, n_places, n_players, n_seats, n_values, n_columns, column_words
     cdef int64_t n_names, n_props, n_endings, n_actions, n_roll_faces, piece_words
     cdef int64_t roll_base, roll_size, roll_max, draw_base, main, empty_scope, empty_set
@@ -197,11 +206,19 @@ cdef class Program:
 
     def __cinit__(self):
         self.temp = <int64_t *>malloc(sizeof(int64_t) * TEMP_CAPACITY)
+        self.keyed_keys = self.keyed_values = self.keyed_marks = NULL
+        self.mark_sets = NULL
+        self.keyed_capacity = self.keyed_used = self.mark_count = self.mark_capacity = 0
+        self.mark_numbers = {}
         if self.temp == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
         free(self.temp)
+        free(self.keyed_keys)
+        free(self.keyed_values)
+        free(self.keyed_marks)
+        free(self.mark_sets)
 
     def __init__(self, compiled, board, line, outcome, cited_rules, rules_error):
         self.compiled, self.board, self.keep = compiled, board, []
@@ -324,6 +341,79 @@ cdef class Program:
             found = self.interned[value] = len(self.strings)
             self.strings.append(value)
         return found
+
+    cdef int64_t keyed_slot(self, int64_t *key) noexcept:
+        """Where ``key`` is in the ``keyed`` table, or the free place it would go."""
+        cdef uint64_t h = 0x9E3779B97F4A7C15
+        cdef int64_t i, at
+        cdef int64_t *k
+        for i in range(KEY_WIDTH):
+            h = (h ^ <uint64_t>key[i]) * <uint64_t>0xBF58476D1CE4E5B9
+            h ^= h >> 29
+        at = <int64_t>(h & <uint64_t>(self.keyed_capacity - 1))
+        while True:
+            k = self.keyed_keys + KEY_WIDTH * at
+            if k[0] == -1 or memcmp(k, key, sizeof(int64_t) * KEY_WIDTH) == 0:
+                return at
+            at = (at + 1) & (self.keyed_capacity - 1)
+
+    cdef int keyed_store(self, int64_t *key, int64_t value, uint64_t *marks) except -1:
+        """Keep a ``keyed`` node's value and rules (the table doubles at half full,
+        and stops growing at KEYED_LIMIT entries)."""
+        cdef int64_t at, i, old_capacity
+        cdef int64_t *old_keys
+        cdef int64_t *old_values
+        cdef int64_t *old_marks
+        if self.keyed_used * 2 >= self.keyed_capacity:
+            if self.keyed_capacity >= KEYED_LIMIT:
+                return 0
+            old_keys, old_values, old_marks = self.keyed_keys, self.keyed_values, self.keyed_marks
+            old_capacity = self.keyed_capacity
+            self.keyed_capacity = max(1024, 2 * old_capacity)
+            self.keyed_keys = <int64_t *>malloc(sizeof(int64_t) * KEY_WIDTH * self.keyed_capacity)
+            self.keyed_values = <int64_t *>malloc(sizeof(int64_t) * self.keyed_capacity)
+            self.keyed_marks = <int64_t *>malloc(sizeof(int64_t) * self.keyed_capacity)
+            if self.keyed_keys == NULL or self.keyed_values == NULL or self.keyed_marks == NULL:
+                raise MemoryError()
+            for i in range(KEY_WIDTH * self.keyed_capacity):
+                self.keyed_keys[i] = -1
+            for i in range(old_capacity):
+                if old_keys[KEY_WIDTH * i] != -1:
+                    at = self.keyed_slot(old_keys + KEY_WIDTH * i)
+                    memcpy(self.keyed_keys + KEY_WIDTH * at, old_keys + KEY_WIDTH * i,
+                           sizeof(int64_t) * KEY_WIDTH)
+                    self.keyed_values[at] = old_values[i]
+                    self.keyed_marks[at] = old_marks[i]
+            free(old_keys)
+            free(old_values)
+            free(old_marks)
+        at = self.keyed_slot(key)
+        if self.keyed_keys[KEY_WIDTH * at] == -1:
+            self.keyed_used += 1
+        memcpy(self.keyed_keys + KEY_WIDTH * at, key, sizeof(int64_t) * KEY_WIDTH)
+        self.keyed_values[at] = value
+        self.keyed_marks[at] = self.mark_number(marks)
+        return 0
+
+    cdef int64_t mark_number(self, uint64_t *marks) except -1:
+        """The number of a rule trail, interned: ``keyed`` entries share few of them."""
+        cdef bytes found = (<char *>marks)[:sizeof(uint64_t) * TRAIL_WORDS]
+        cdef uint64_t *grown
+        number = self.mark_numbers.get(found)
+        if number is not None:
+            return number
+        if self.mark_count >= self.mark_capacity:
+            self.mark_capacity = max(16, 2 * self.mark_capacity)
+            grown = <uint64_t *>realloc(self.mark_sets,
+                                        sizeof(uint64_t) * TRAIL_WORDS * self.mark_capacity)
+            if grown == NULL:
+                raise MemoryError()
+            self.mark_sets = grown
+        memcpy(self.mark_sets + TRAIL_WORDS * self.mark_count, marks,
+               sizeof(uint64_t) * TRAIL_WORDS)
+        self.mark_numbers[found] = self.mark_count
+        self.mark_count += 1
+        return self.mark_count - 1
 
     def new_game(self, seed=0, setup=None, turn_limit=None, log=True):
         """A game from the start: ``log`` False keeps no log lines (rollouts)."""
@@ -1509,6 +1599,8 @@ cdef class State:
             return self.once(o, s, cx)
         elif op == X_INV:
             return self.inv(o, s, cx)
+        elif op == X_KEYED:
+            return self.keyed(o, s, cx)
         return self.ev_rare(o, s, cx)
 
     cdef int64_t once(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
@@ -1818,6 +1910,63 @@ cdef class State:
             got = self.each_run(o, s, cx)
         finally:
             self.scope_run[scope] = saved
+        return got
+
+    cdef int64_t keyed(self, int64_t o, int64_t *s, Ctx *cx) except? 15:
+        """A ``keyed`` node: its body reads nothing that changes in play but the slots
+        and names listed after it, so its value and the rules it cites, once found for
+        those values, are the program's for good (a name not bound reads as unbound;
+        a collection of the state's heap, read or found, is not kept)."""
+        cdef Program p = self.program
+        cdef int64_t *E = self.E
+        cdef int64_t k = E[o + 2], i, inp, w, at, got
+        cdef int64_t key[KEY_WIDTH]
+        cdef uint64_t local[TRAIL_WORDS]
+        cdef uint64_t *outer
+        cdef uint64_t *marks
+        cdef Bind *bound
+        key[0] = E[o + 1]
+        for i in range(k):
+            inp = E[o + 5 + i]
+            if inp >> 32 == 0:
+                w = s[inp]
+            else:
+                w = UNB
+                bound = cx.bound
+                while bound != NULL:
+                    if bound.name == (inp & LOW32) and bound.value != UNB:
+                        w = bound.value
+                        break
+                    bound = bound.next
+                if w == UNB:
+                    at = cx.names[inp & LOW32]
+                    if at >= 0:
+                        w = cx.slots[at]
+            if is_collection(tag(w)) and not (pay(w) & 1):
+                return self.kid(E[o + 4], s, cx)
+            key[1 + i] = w
+        for i in range(k + 1, KEY_WIDTH):
+            key[i] = 0
+        if p.keyed_capacity > 0:
+            at = p.keyed_slot(key)
+            if p.keyed_keys[KEY_WIDTH * at] != -1:
+                if self.trail != NULL:
+                    marks = p.mark_sets + TRAIL_WORDS * p.keyed_marks[at]
+                    for i in range(TRAIL_WORDS):
+                        self.trail[i] |= marks[i]
+                return p.keyed_values[at]
+        outer = self.trail
+        memset(local, 0, sizeof(uint64_t) * TRAIL_WORDS)
+        self.trail = local
+        try:
+            got = self.kid(E[o + 4], s, cx)
+        finally:
+            self.trail = outer
+        if outer != NULL:
+            for i in range(TRAIL_WORDS):
+                outer[i] |= local[i]
+        if not is_collection(tag(got)) or pay(got) & 1:
+            p.keyed_store(key, got, local)
         return got
 
     cdef int _scope_arrays(self) except -1:

@@ -21,7 +21,7 @@ cdef enum:
     X_COUNT, X_LEN, X_ANY, X_ALL, X_SUM, X_MAX, X_MIN, X_DISTINCT, X_SET_OF, X_LIST_OF,
     X_FLOOR, X_CEIL, X_ABS, X_FIRST, X_SORTED, X_STR, X_JOIN, X_REST, X_SUBSETS, X_UNION,
     X_IS_NUMBER, X_NEIGHBOURS, X_ADJACENT, X_COLUMNS, X_TABLE_RULE, X_CELL,
-    X_IN_STATIC, X_NOTIN_STATIC, X_MEMO, X_PARTITION, X_ONCE, X_INV,
+    X_IN_STATIC, X_NOTIN_STATIC, X_MEMO, X_PARTITION, X_ONCE, X_INV, X_KEYED,
     X_OPCODES
 
 cdef enum:
@@ -34,6 +34,10 @@ cdef enum:
     I_LET, I_SETGLOBAL, I_SETATTR, I_PUT, I_JUMP, I_JUMPIFNOT, I_FORINIT, I_FORNEXT, I_CALL,
     I_RETURN, I_CHOOSE, I_SEALED, I_DISPATCH, I_ROLL, I_DRAW, I_SHUFFLE, I_LOG, I_FINISH,
     I_REVEAL, I_FAIL, I_PHASE, I_ENDTURN, I_OPCODES
+
+cdef enum:
+    KEY_WIDTH = 8              # a ``keyed`` node's key: its number and up to 7 values
+    KEYED_LIMIT = 1 << 20      # the most entries its table grows to
 
 cdef enum:
     INSTRUCTION_WIDTH = 10

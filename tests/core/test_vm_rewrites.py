@@ -1,10 +1,13 @@
 """The native VM's load-time rewrites change no result (issue 48, item 3).
 
-At load the compiler rewrites three kinds of expression (``core.vm.compile``):
+At load the compiler rewrites five kinds of expression (``core.vm.compile``):
 ``memo`` (an expression of one slot that reads nothing that changes: its value
-kept per piece and place), ``partition`` (a static domain filtered by a fixed
-attribute: split once at load) and ``once`` (what every candidate of a listing
-shares: found once per listing). Here seeded random games are played on a VM
+kept per piece and place), ``keyed`` (the same for an expression of several
+slots and names, its value kept with the rules it cites, per values read),
+``partition`` (a static domain filtered by a fixed attribute: split once at
+load), ``once`` (what every candidate of a listing shares: found once per
+listing) and ``inv`` (what every item of a comprehension shares: found once
+per run of it). Here seeded random games are played on a VM
 compiled with them and one compiled without (``rewrite=False``), step by step:
 the same legal ids, chance outcomes, log lines with their rules, and outcome.
 The reference interpreter is held to the rewritten VM by tests/core/test_vm.py.
@@ -76,15 +79,25 @@ def play_both(name: str, seed: int, steps: int, options: str | None = None,
     return steps
 
 
-def test_cortes_uses_each_rewrite() -> None:
-    """Cortés's rules hold all three: a comprehension over one side's pieces (6.2's
+REWRITES = {"partition", "memo", "keyed", "once", "inv"}
+
+
+def test_cortes_uses_the_rewrites() -> None:
+    """Cortés's rules hold these: a comprehension over one side's pieces (6.2's
     stacking, the library's ``own_units``) split by side, 10.8's distance to Tepeyac
-    kept per place, and the attack option's list of land units found once a listing."""
+    kept per place, a move's cost (7.7, 7.16: fixed by the unit and the hexes and
+    hexside) kept with the rules it cites, and the attack option's list of land units
+    found once a listing."""
     found = opcodes(both("cortes", "veteran")[0])
-    assert found.get("partition", 0) > 0
-    assert found.get("memo", 0) > 0
-    assert found.get("once", 0) > 0
-    assert not {"partition", "memo", "once"} & set(opcodes(both("cortes", "veteran")[1]))
+    for rewrite in ("partition", "memo", "keyed", "once"):
+        assert found.get(rewrite, 0) > 0, rewrite
+    assert not REWRITES & set(opcodes(both("cortes", "veteran")[1]))
+
+
+def test_grands_strateges_uses_inv() -> None:
+    """Grands Stratèges's scenario forces (read for each piece waiting to enter) are
+    found once each time the comprehension over the pieces runs."""
+    assert opcodes(both("grands_strateges")[0]).get("inv", 0) > 0
 
 
 @pytest.mark.parametrize("seed", range(3))

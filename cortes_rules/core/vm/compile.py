@@ -93,7 +93,7 @@ class Compiler:
         self._folder: _Folder | None = None
         self._changing: frozenset[str] | None = None   # set once columns are known
         self._memo_depth = 0
-        self.memo_count = 0
+        self.memo_count = self.keyed_count = 0
         self._varying: frozenset[int] | None = None   # compiling an option: its slots
         self.once_count = 0
         # compiling a comprehension's filter or element: its scope number, inner slots
@@ -238,15 +238,91 @@ class Compiler:
             if folded is not None:
                 return self.node("const", folded)
         slot = self._memo_slot(e)
-        if slot is None:
+        inputs = self._keyed_inputs(e) if slot is None else None
+        if slot is None and inputs is None:
             return self._plain(e)
         self._memo_depth += 1
         try:
             body = self._plain(e)
         finally:
             self._memo_depth -= 1
+        if slot is None:
+            assert inputs is not None
+            self.keyed_count += 1
+            return self.node("keyed", self.keyed_count - 1, len(inputs), [body, *inputs])
         self.memo_count += 1
         return self.node("memo", self.memo_count - 1, slot, [body])
+
+    def _keyed_inputs(self, e: ir.Expr) -> list[int] | None:
+        """What a ``keyed`` node reads to find its value, when ``e`` reads nothing that
+        changes in play but slots and names (and the hooks whose clauses read only
+        that): each slot as its number, each name as ``1 << 32`` plus its number; None
+        when ``e`` is not so, is a plain ``memo`` or is too small to be worth it."""
+        if (self._changing is None or not self.rewrite or self._memo_depth
+                or not isinstance(e, (ir.Op, ir.Each)) or _weight(e) < KEYED_WEIGHT):
+            return None
+        names: set[str] = set()
+        slots: set[int] = set()
+        if not self._keyed(e, frozenset(), names, slots, set()) or not names:
+            return None
+        if len(names) + len(slots) > KEYED_INPUTS:
+            return None
+        return sorted(slots) + [(1 << 32) | self.name(n) for n in sorted(names)]
+
+    def _keyed(self, e: Any, bound: frozenset[int], names: set[str], slots: set[int],
+               hooks: set[Any], local: frozenset[str] = frozenset()) -> bool:
+        """Whether ``e``'s value and the rules it cites are fixed by the slots and names
+        it reads (gathered in ``slots`` and ``names``; ``local`` are the names bound
+        inside, by a function's parameters or a comprehension's item, which read what
+        they are bound to): no state that changes, and hooks whose clauses are of the
+        same kind."""
+        if e is None or isinstance(e, (ir.Const, ir.Ref)):
+            return True
+        if isinstance(e, ir.Slot):
+            if e.index not in bound:
+                slots.add(e.index)
+            return True
+        if isinstance(e, ir.Ctx):
+            if e.name not in local:
+                names.add(e.name)
+            return e.default is None
+        if isinstance(e, ir.Each):
+            inner = bound | {e.slot}
+            named = local | {e.name} if e.name else local
+            return (self._keyed(e.domain, bound, names, slots, hooks, local)
+                    and all(self._keyed(x, inner, names, slots, hooks, named)
+                            for x in (e.where, e.element))
+                    and self._keyed(e.default, bound, names, slots, hooks, local))
+        if not isinstance(e, ir.Op):
+            return False
+        assert self._changing is not None
+        if e.op in _STATIC_OPS or e.op == "index":
+            pass
+        elif e.op == "attr":
+            if e.key in self._changing:
+                return False
+        elif e.op == "function":
+            # the body reads the parameters by name; the arguments are read here
+            return (all(self._keyed(a, bound, names, slots, hooks, local) for a in e.args[1:])
+                    and self._keyed(e.args[0], bound, names, slots, hooks,
+                                    local | set(e.params)))
+        elif e.op in ("hook", "hook_rules", "hook_failing", "hook_applied"):
+            if (e.key, local) not in hooks:
+                hooks.add((e.key, local))
+                own: set[int] = set()
+                for hook in self.game.hooks:
+                    if hook.name != e.key:
+                        continue
+                    for entry in hook.entries:
+                        if not (self._keyed(entry.value, frozenset(), names, own, hooks, local)
+                                and self._keyed(entry.when, frozenset(), names, own, hooks,
+                                                local)):
+                            return False
+                if own:   # a clause's own slots are not the consulting frame's
+                    return False
+        else:
+            return False
+        return all(self._keyed(a, bound, names, slots, hooks, local) for a in e.args)
 
     def _memo_slot(self, e: ir.Expr) -> int | None:
         """The one slot an expression reads, when nothing else it reads changes in play
@@ -778,6 +854,12 @@ _MARKING_OPS = frozenset(("function", "index"))
 node's body may hold them, since the VM uses its table only when no trail is kept."""
 
 MEMO_WEIGHT = 4
+
+KEYED_WEIGHT = 6
+"""The fewest operator nodes an expression of names needs to get a ``keyed`` table."""
+
+KEYED_INPUTS = 7
+"""The most slots and names a ``keyed`` node reads to find its value."""
 """The fewest operator nodes an expression of one slot needs to get a ``memo`` table."""
 
 

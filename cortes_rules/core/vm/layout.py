@@ -45,6 +45,9 @@ EXPRESSION_OPS = (
     "once",
     # what a comprehension's items share: found once each time it runs (compile._each)
     "inv",
+    # an expression of slots and names that reads nothing that changes: its value and
+    # the rules it cites kept per values read (compile.Compiler._keyed_inputs)
+    "keyed",
 )
 EXPRESSION_OP = {name: i for i, name in enumerate(EXPRESSION_OPS)}
 
