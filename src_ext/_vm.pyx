@@ -2975,9 +2975,13 @@ cdef class State:
         return taken
 
     def clone(self):
-        """An independent copy of this state (the program is shared)."""
+        """An independent copy of this state (the program is shared). A heap more than
+        half way to its next collection is collected first, so that a clone copies
+        little garbage (the state is the same, only its heap is compacted)."""
         cdef Program p = self.program
         cdef State c = State.__new__(State)
+        if self.heap_top > self.heap_limit // 2:
+            self.collect_garbage()
         c.program = p
         c.E = self.E
         c._allocate(max(2 * self.heap_top, 1 << 12))
