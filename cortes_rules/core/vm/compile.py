@@ -79,7 +79,7 @@ class Compiler:
 
     def __init__(self, game: ir.Game, rewrite: bool = True) -> None:
         self.game = game
-        self.rewrite = rewrite   # the load-time rewrites: memo, partition, once
+        self.rewrite = rewrite   # the load-time rewrites: memo, keyed, partition, once, inv
         self.board = Board(game)
         self.out = Compiled()
         self._strings: dict[str, int] = {}
@@ -807,8 +807,8 @@ class Compiler:
 def compile_game(game: ir.Game, rewrite: bool = True) -> Compiled:
     """The VM's tables for one lowered rulebook; ``VMUnsupported`` names what it
     cannot run yet. ``rewrite=False`` leaves out the load-time rewrites (``memo``,
-    ``partition`` and ``once`` nodes), which change no result (tests hold the two
-    to each other)."""
+    ``keyed``, ``partition``, ``once`` and ``inv`` nodes), which change no result
+    (tests/core/test_vm_rewrites.py holds the two to each other)."""
     return Compiler(game, rewrite).compile()
 
 
@@ -854,13 +854,16 @@ _MARKING_OPS = frozenset(("function", "index"))
 node's body may hold them, since the VM uses its table only when no trail is kept."""
 
 MEMO_WEIGHT = 4
+"""The fewest operator nodes an expression of one slot needs to get a ``memo`` table."""
 
 KEYED_WEIGHT = 6
 """The fewest operator nodes an expression of names needs to get a ``keyed`` table."""
 
 KEYED_INPUTS = 7
 """The most slots and names a ``keyed`` node reads to find its value."""
-"""The fewest operator nodes an expression of one slot needs to get a ``memo`` table."""
+
+HOIST_WEIGHT = 3
+"""The fewest operator nodes an expression needs to be hoisted (``once``, ``inv``)."""
 
 
 def _static(e: Any, bound: frozenset[int] = frozenset(),
@@ -903,10 +906,6 @@ def _hoistable(e: Any, varying: frozenset[int]) -> bool:
     worth a ``once`` node, reading none of the ``varying`` slots and nothing by name."""
     return (isinstance(e, (ir.Op, ir.Each)) and _weight(e) >= HOIST_WEIGHT
             and not _free_slots(e) & varying and not _reads_context(e) and not _static(e))
-
-
-HOIST_WEIGHT = 3
-"""The fewest operator nodes an expression needs to be hoisted out of a listing."""
 
 
 def _reads_context(e: Any) -> bool:
