@@ -38,7 +38,11 @@ round by round, then its median, minimum and maximum. Workloads:
   :func:`cortes_rules.load`); ``*_speedup`` is their ratio.
   ``*_vm_steps_per_s``: the same kind of step on a state of the native VM of
   the core IR (``cortes_rules.core.vm``; its own ``legal_action_ids`` and
-  ``apply``), not yet behind the public API; ``*_vm_vs_chess_steps``. ``pyspiel_chess_steps_per_s``,
+  ``apply``); ``*_vm_vs_chess_steps``. ``*_native_steps_per_s``: the same
+  steps through the public API on a native state (``new_game(native=True)``:
+  the fast path on the VM, the rest on the engine caught up);
+  ``*_native_vs_chess_steps``, ``cortes_native_vs_backgammon_steps``.
+  ``pyspiel_chess_steps_per_s``,
   ``pyspiel_backgammon_steps_per_s``: the same step through pyspiel's Python
   API (a chance outcome drawn by its probabilities); the ratios
   ``cortes_vs_chess_steps``, ``cortes_vs_backgammon_steps``,
@@ -481,6 +485,13 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
                 steps_per_s(book, new_game[name], steps, seed - w)
             stepping[f"{name}_{label}_steps_per_s"] = (
                 lambda r, b=book, g=new_game[name]: steps_per_s(b, g, steps, seed + 100 * r))
+        if name in compiled:
+            # The same steps on a native state of the public API (new_game(native=True)).
+            native_game = {**new_game[name], "native": True}
+            steps_per_s(compiled[name], native_game, steps, seed - 1)   # warm
+            stepping[f"{name}_native_steps_per_s"] = (
+                lambda r, b=compiled[name], g=native_game: steps_per_s(b, g, steps,
+                                                                      seed + 100 * r))
         if vms.get(name) is not None:
             vm_steps_per_s(vms[name], new_game[name], steps, seed - 1)   # warm
             stepping[f"{name}_vm_steps_per_s"] = (
@@ -498,7 +509,12 @@ def measure(quick: bool, repeats: int, seed: int) -> Figures:
         "cortes_speedup": ("cortes_compiled_steps_per_s", "cortes_python_steps_per_s"),
         "gs_speedup": ("gs_compiled_steps_per_s", "gs_python_steps_per_s"),
         "cortes_vm_vs_chess_steps": ("cortes_vm_steps_per_s", "pyspiel_chess_steps_per_s"),
-        "gs_vm_vs_chess_steps": ("gs_vm_steps_per_s", "pyspiel_chess_steps_per_s")})
+        "gs_vm_vs_chess_steps": ("gs_vm_steps_per_s", "pyspiel_chess_steps_per_s"),
+        "cortes_native_vs_chess_steps": ("cortes_native_steps_per_s",
+                                         "pyspiel_chess_steps_per_s"),
+        "cortes_native_vs_backgammon_steps": ("cortes_native_steps_per_s",
+                                              "pyspiel_backgammon_steps_per_s"),
+        "gs_native_vs_chess_steps": ("gs_native_steps_per_s", "pyspiel_chess_steps_per_s")})
 
     # Whole random games (target c), and against the reference interpreter.
     rollouts: dict[str, Callable[[int], float]] = {}

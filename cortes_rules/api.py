@@ -183,6 +183,134 @@ class GameState(engine.GameState):
         return render_svg(self)
 
 
+def _unchain_pairs(chain: Any) -> list[tuple[bool, int]]:
+    """The steps of a chain ``((sampled, id), rest)``, oldest first."""
+    out = []
+    while chain is not None:
+        out.append(chain[0])
+        chain = chain[1]
+    out.reverse()
+    return out
+
+
+class NativeGameState(GameState):
+    """A ``GameState`` whose play runs on the native VM (``Rulebook.new_game(native=True)``).
+
+    The fast path (``legal_action_ids()``, ``apply()``, ``apply_chance()``,
+    ``step()``, ``clone()``, ``is_terminal()``, ``is_chance_node()``,
+    ``current_player``, ``outcome()``) runs on a VM state
+    (``cortes_rules.core.vm``) that plays the same game, with the same dice,
+    as the engine would. The engine's own state is kept as it was when the VM
+    took over, with the actions taken since: anything else asked of this
+    state (an observation, an explanation, the log, undo, a refusal's
+    reasons) first plays those actions on the engine, and from then on the
+    state is a plain ``GameState`` again, with the same history, log and
+    generator as one that was never native. A refused action, or one the VM
+    cannot run, is handed to the engine in the same way, which refuses it
+    with its rules or plays it.
+    """
+
+    # The instance holds only _vm_state, _base, _behind, machine and origin while
+    # native: any other attribute is missing, and reading it catches the engine up.
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or "_base" not in self.__dict__:
+            raise AttributeError(name)
+        self._catch_up()
+        return getattr(self, name)
+
+    def _catch_up(self) -> None:
+        """Play the actions taken natively on the engine; this becomes a ``GameState``."""
+        mine = self.__dict__
+        engine_state = mine["_base"].clone()
+        for sampled, number in _unchain_pairs(mine["_behind"]):
+            if sampled:
+                drawn = engine_state.apply_chance()
+                if self.machine.space.action(number) != drawn:
+                    raise CortesRulesError(f"the VM drew {self.machine.space.action(number)} "
+                                           f"where the engine draws {drawn}")
+            else:
+                engine_state.apply(number)
+        caught_up = engine_state.__dict__
+        if "origin" in mine:
+            caught_up["origin"] = mine["origin"]
+        self.__class__ = GameState  # type: ignore[assignment]
+        self.__dict__ = caught_up
+
+    def _hand_over(self) -> GameState:
+        """Stop playing natively: the engine, caught up, takes the state on."""
+        self._catch_up()
+        return self
+
+    def _took(self, sampled: bool, number: int) -> None:
+        mine = self.__dict__
+        mine["_behind"] = ((sampled, number), mine["_behind"])
+
+    def legal_action_ids(self) -> list[int]:
+        ids: list[int] = self._vm_state.legal_action_ids()
+        return ids
+
+    def legal_action_ids_buffer(self) -> Any:
+        from array import array
+        return array("i", self._vm_state.legal_action_ids())
+
+    def is_terminal(self) -> bool:
+        return bool(self._vm_state.is_terminal())
+
+    def is_chance_node(self) -> bool:
+        return bool(self._vm_state.is_chance_node())
+
+    @property
+    def current_player(self) -> str | None:
+        player: str | None = self._vm_state.current_player()
+        return player
+
+    def outcome(self) -> Outcome | None:
+        found = self._vm_state.outcome
+        if found is None:
+            return None
+        return Outcome(tuple(found.winners), found.reason, found.scores, found.details,
+                       found.rule)
+
+    def apply(self, action: Action | str | int) -> None:
+        number = action if type(action) is int else self._identify(action)[2]
+        try:
+            self._vm_state.apply(number)
+        except Exception:   # refused, or a rule the VM cannot evaluate: the engine says
+            GameState.apply(self._hand_over(), action)
+            return
+        self._took(False, number)
+
+    def apply_chance(self) -> Action:
+        vm_state = self._vm_state
+        if not vm_state.is_chance_node():
+            return GameState.apply_chance(self._hand_over())
+        try:
+            number = vm_state.apply_chance()
+        except Exception:
+            return GameState.apply_chance(self._hand_over())
+        self._took(True, number)
+        return self.machine.space.action(number)
+
+    def step(self, action_id: int) -> list[int]:
+        # Each call dispatches on the class the state has then: a hand-over to the
+        # engine part way makes the rest of the step the engine's.
+        self.apply(arguments.whole(action_id, "an action id"))
+        while self.is_chance_node():
+            self.apply_chance()
+        return self.legal_action_ids()
+
+    def clone(self) -> NativeGameState:
+        twin = object.__new__(NativeGameState)
+        copied = self.__dict__.copy()
+        copied["_vm_state"] = copied["_vm_state"].clone()
+        twin.__dict__ = copied
+        return twin
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return self._hand_over().__reduce_ex__(protocol)
+
+
 class Rulebook:
     """A compiled, checked rulebook: the factory of games.
 
@@ -386,7 +514,8 @@ class Rulebook:
     def new_game(self, *, seed: int = 0, setup: str | None = None,
                  positions: Mapping[str, str] | None = None,
                  turn_limit: int | None = None,
-                 attributes: Mapping[str, Mapping[str, Any]] | None = None) -> GameState:
+                 attributes: Mapping[str, Mapping[str, Any]] | None = None,
+                 native: bool = False) -> GameState:
         """Start a game.
 
         Args:
@@ -402,6 +531,11 @@ class Rulebook:
                 ``{attribute: value}``, each value of the attribute's declared
                 type (``{"north": {"score": 3}, "C2": {"held_by": "C1"}}``; see
                 ``GameState.set_attribute``).
+            native: play on the native VM (``NativeGameState``): the same game,
+                with the fast path in C, when the compiled core runs, the
+                rulebook's constructs are all the VM's and the game starts
+                from a set-up alone (no ``positions`` or ``attributes``);
+                otherwise the engine's state, as without it.
 
         Raises:
             UnknownNameError: an unknown set-up, or ``attributes`` names an
@@ -434,7 +568,24 @@ class Rulebook:
         kept = {o: dict(v) for o, v in attributes.items()} if attributes else None
         state.origin = ("setup", setup, None if positions is None and kept is None else placed,
                         kept)
+        if native and positions is None and kept is None:
+            return self._on_vm(state, seed, setup, turn_limit)
         return state
+
+    def _on_vm(self, state: GameState, seed: int, setup: str | None,
+               turn_limit: int | None) -> GameState:
+        """``state`` made native (``NativeGameState``), when the VM runs this rulebook."""
+        vm = self._native_vm()
+        if vm is None:
+            return state
+        base = object.__new__(GameState)
+        base.__dict__ = state.__dict__
+        native = object.__new__(NativeGameState)
+        native.__dict__ = {"_vm_state": vm.new_game(seed=seed, setup=setup,
+                                                    turn_limit=turn_limit, log=False),
+                           "_base": base, "_behind": None, "machine": state.machine,
+                           "origin": state.origin}
+        return native
 
     def random_rollouts(self, n: int, seed: int, *, setup: str | None = None,
                         max_actions: int | None = None, turn_limit: int | None = None
