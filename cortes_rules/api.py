@@ -27,6 +27,7 @@ from .engine.compile import RulesRuntimeError
 from .engine.backend import select as select_backend
 from .engine import machine as engine
 from .engine.machine import Machine, Outcome
+from .engine.log import _unchain
 from .engine.recall import seen_plies
 from .dsl.diagnostics import Span, line_of
 from . import arguments
@@ -183,16 +184,6 @@ class GameState(engine.GameState):
         return render_svg(self)
 
 
-def _unchain_pairs(chain: Any) -> list[tuple[bool, int]]:
-    """The steps of a chain ``((sampled, id), rest)``, oldest first."""
-    out = []
-    while chain is not None:
-        out.append(chain[0])
-        chain = chain[1]
-    out.reverse()
-    return out
-
-
 class NativeGameState(GameState):
     """A ``GameState`` whose play runs on the native VM (``Rulebook.new_game(native=True)``).
 
@@ -223,7 +214,7 @@ class NativeGameState(GameState):
         """Play the actions taken natively on the engine; this becomes a ``GameState``."""
         mine = self.__dict__
         engine_state = mine["_base"].clone()
-        for sampled, number in _unchain_pairs(mine["_behind"]):
+        for sampled, number in _unchain(mine["_behind"]):
             if sampled:
                 drawn = engine_state.apply_chance()
                 if self.machine.space.action(number) != drawn:
